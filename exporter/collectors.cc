@@ -1,0 +1,35 @@
+#include "exporter/collectors.h"
+
+#include <algorithm>
+
+#include "exporter/amdgpu_collector.h"
+#include "exporter/kfd_collector.h"
+#include "exporter/kmsg_collector.h"
+#include "exporter/memory_collector.h"
+#include "exporter/netdev_collector.h"
+#include "exporter/pressure_collector.h"
+#include "exporter/proc_stat_collector.h"
+#include "exporter/rdma_collector.h"
+#include "exporter/tcp_collector.h"
+
+namespace mt::exporter {
+
+std::vector<std::unique_ptr<Collector>> BuildCollectors(const Options& options, const RootFs& fs) {
+  std::vector<std::unique_ptr<Collector>> all;
+  all.push_back(std::make_unique<AmdGpuCollector>(fs));
+  all.push_back(std::make_unique<ProcStatCollector>(fs));
+  all.push_back(std::make_unique<MemoryCollector>(fs));
+  all.push_back(std::make_unique<PressureCollector>(fs));
+  all.push_back(std::make_unique<NetDevCollector>(fs));
+  all.push_back(std::make_unique<TcpCollector>(fs));
+  all.push_back(std::make_unique<RdmaCollector>(fs));
+  all.push_back(std::make_unique<KmsgCollector>(fs));
+  all.push_back(std::make_unique<KfdCollector>(fs));
+  std::erase_if(all, [&](const std::unique_ptr<Collector>& c) {
+    return std::find(options.disabled_collectors.begin(), options.disabled_collectors.end(), c->name()) !=
+           options.disabled_collectors.end();
+  });
+  return all;
+}
+
+}  // namespace mt::exporter
