@@ -1,0 +1,15 @@
+# Generates a C++ file holding every configs/scenarios/*.yaml as a string, so `mt demo init`
+# works from an installed binary with no source tree around.
+file(GLOB files ${DIR}/*.yaml)
+list(SORT files)
+set(body "// Generated from configs/scenarios/*.yaml by launcher/demo/embed_scenarios.cmake. Do not edit.\n")
+string(APPEND body "#include \"launcher/demo/embedded_scenarios.h\"\n\nnamespace mt::launch::demo {\n\n")
+string(APPEND body "const std::vector<EmbeddedScenario>& EmbeddedScenarios() {\n  static const std::vector<EmbeddedScenario> all = {\n")
+foreach(f ${files})
+  get_filename_component(name ${f} NAME)
+  file(READ ${f} text)
+  string(APPEND body "      {\"${name}\", R\"mtyaml(${text})mtyaml\"},\n")
+endforeach()
+string(APPEND body "  };\n  return all;\n}\n\n}  // namespace mt::launch::demo\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

@@ -1,0 +1,33 @@
+// Renders the job log that the original launcher writes (_job.sbatch + srun -l + MaxText):
+// KEY=value header, stage timeouts, git summary, stage markers, per-rank training output
+// with `srun -l` labels, failure signatures, NODE_EXIT lines and the JOB SUMMARY block.
+// Formats: reference/maxtext-slurm.md §3.
+#pragma once
+
+#include <string>
+
+#include "launcher/sim/scenario.h"
+#include "launcher/sim/timeline.h"
+
+namespace mt::launch::sim {
+
+// Paths the log refers to, as seen inside the container and on the login node.
+struct LogPaths {
+  std::string artifact_dir;   // e.g. /shared/outputs/.artifacts/artifact_20260210_061200_1a2b
+  std::string container_out;  // e.g. /outputs/<job_dir> (base_output_directory)
+};
+
+// The whole log as one string. Deterministic for a given scenario and timeline.
+std::string RenderJobLog(const Scenario& s, const Timeline& tl, const LogPaths& paths);
+
+// "35h 12m 3s", "12m 3s" or "45s", as the JOB SUMMARY prints the wall time.
+std::string FormatWall(double seconds);
+
+// The `srun -l` label for `task` in a step with `ntasks` tasks: right-aligned to the
+// width of the largest task id, then ": ".
+std::string RankLabel(int task, int ntasks);
+
+// One `completed step:` line (without the rank label), with MFU when the peak is known.
+std::string StepLine(const Scenario& s, const StepRecord& r);
+
+}  // namespace mt::launch::sim

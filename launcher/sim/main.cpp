@@ -1,0 +1,140 @@
+// mt-simtrain: a simulated MaxText training run, as seen from outside.
+//
+//   mt-simtrain --scenario FILE --workspace DIR [--no-tsdb] [--keep-openmetrics]
+//       compressed time: writes the whole job (log, TFEvent file, TSDB, artifact) at once
+//   mt-simtrain --demo-init DIR
+//       the case-study workspace (what `mt demo init DIR` does)
+//   mt-simtrain --scenario FILE --realtime --out DIR [--step-seconds S] [--fake-root DIR] [--rank R]
+//       real time: see docs/simtrain.md
+//
+// Exit codes: 0 ok, 1 the operation failed, 2 usage error.
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "launcher/demo/workspace.h"
+#include "launcher/sim/job_writer.h"
+#include "launcher/sim/scenario.h"
+#include "launcher/sim/timeline.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: mt-simtrain --scenario FILE --workspace DIR [--no-tsdb] [--keep-openmetrics] [--promtool PATH] [--parallel N]\n"
+    "       mt-simtrain --demo-init DIR [--only ID[,ID...]] [--no-tsdb] [--promtool PATH] [--parallel N]\n"
+    "       mt-simtrain --scenario FILE --check      (validate and print the timeline summary)\n";
+
+int Usage(const std::string& msg) {
+  if (!msg.empty()) std::fprintf(stderr, "mt-simtrain: %s\n", msg.c_str());
+  std::fputs(kUsage, stderr);
+  return 2;
+}
+
+bool ReadFile(const std::string& path, std::string* out, std::string* err) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *err = "cannot read " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  *out = ss.str();
+  if (out->size() > (1u << 20)) {
+    *err = path + ": scenario file larger than 1 MiB";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string scenario_path, workspace, demo_dir, promtool, only;
+  bool no_tsdb = false, keep_om = false, check = false;
+  int parallel = 2;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](std::string* out) {
+      if (i + 1 >= argc) return false;
+      *out = argv[++i];
+      return true;
+    };
+    if (a == "--scenario") { if (!value(&scenario_path)) return Usage("--scenario needs a file"); }
+    else if (a == "--workspace") { if (!value(&workspace)) return Usage("--workspace needs a directory"); }
+    else if (a == "--demo-init") { if (!value(&demo_dir)) return Usage("--demo-init needs a directory"); }
+    else if (a == "--promtool") { if (!value(&promtool)) return Usage("--promtool needs a path"); }
+    else if (a == "--only") { if (!value(&only)) return Usage("--only needs job ids"); }
+    else if (a == "--parallel") {
+      std::string v;
+      if (!value(&v)) return Usage("--parallel needs a number");
+      try { parallel = std::stoi(v); } catch (...) { return Usage("--parallel needs a number"); }
+      if (parallel < 1 || parallel > 64) return Usage("--parallel must be 1..64");
+    }
+    else if (a == "--no-tsdb") no_tsdb = true;
+    else if (a == "--keep-openmetrics") keep_om = true;
+    else if (a == "--check") check = true;
+    else if (a == "-h" || a == "--help") { std::fputs(kUsage, stdout); return 0; }
+    else return Usage("unknown argument '" + a + "'");
+  }
+
+  if (!demo_dir.empty()) {
+    mt::launch::demo::InitOptions opts;
+    opts.promtool = promtool;
+    opts.parallel = parallel;
+    opts.with_tsdb = !no_tsdb;
+    for (size_t p = 0; p < only.size();) {
+      size_t c = only.find(',', p);
+      if (c == std::string::npos) c = only.size();
+      if (c > p) opts.only.push_back(only.substr(p, c - p));
+      p = c + 1;
+    }
+    opts.progress = [](const std::string& line) { std::fprintf(stderr, "  %s\n", line.c_str()); };
+    const auto t0 = std::chrono::steady_clock::now();
+    if (std::string e = mt::launch::demo::InitWorkspace(demo_dir, opts); !e.empty()) {
+      std::fprintf(stderr, "mt-simtrain: %s\n", e.c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "workspace %s ready in %.1f s\n", demo_dir.c_str(),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    return 0;
+  }
+
+  if (scenario_path.empty()) return Usage("give --scenario FILE or --demo-init DIR");
+  std::string text, err;
+  if (!ReadFile(scenario_path, &text, &err)) {
+    std::fprintf(stderr, "mt-simtrain: %s\n", err.c_str());
+    return 1;
+  }
+  mt::launch::sim::Scenario s;
+  if (!mt::launch::sim::ParseScenario(text, scenario_path, &s, &err)) {
+    std::fprintf(stderr, "mt-simtrain: %s\n", err.c_str());
+    return 1;
+  }
+  if (check) {
+    const auto tl = mt::launch::sim::BuildTimeline(s);
+    std::printf("job %s (%s): %zu hosts, steps %lld..%lld, start %s, end %s, metrics %s..%s\n", s.job_id.c_str(),
+                s.JobDirName().c_str(), s.hosts.size(),
+                static_cast<long long>(tl.steps.empty() ? -1 : tl.steps.front().step),
+                static_cast<long long>(tl.steps.empty() ? -1 : tl.steps.back().step),
+                mt::launch::sim::FormatIsoTime(tl.job_start).c_str(), mt::launch::sim::FormatIsoTime(tl.job_end).c_str(),
+                mt::launch::sim::FormatIsoTime(tl.metrics_start).c_str(),
+                mt::launch::sim::FormatIsoTime(tl.metrics_end).c_str());
+    return 0;
+  }
+  if (workspace.empty()) return Usage("compressed mode needs --workspace DIR");
+  mt::launch::sim::GenerateOptions opts;
+  opts.with_tsdb = !no_tsdb;
+  opts.keep_openmetrics = keep_om;
+  opts.promtool.binary = promtool.empty() ? mt::launch::sim::DefaultPromtool() : promtool;
+  opts.promtool.parallel = parallel;
+  mt::launch::sim::GenerateResult r;
+  if (std::string e = mt::launch::sim::GenerateJob(s, workspace, opts, &r); !e.empty()) {
+    std::fprintf(stderr, "mt-simtrain: %s\n", e.c_str());
+    return 1;
+  }
+  std::printf("%s\n", r.job_dir.c_str());
+  return 0;
+}

@@ -1,0 +1,117 @@
+#include "launcher/sim/tfevents_writer.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include "launcher/sim/crc32c.h"
+
+namespace mt::launch::sim {
+namespace {
+
+// Wire types: 0 varint, 1 fixed64, 2 length-delimited, 5 fixed32.
+void PutVarint(std::string& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7F) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+void PutTag(std::string& out, int field, int wire_type) {
+  PutVarint(out, (static_cast<uint64_t>(field) << 3) | static_cast<uint64_t>(wire_type));
+}
+
+void PutFixed(std::string& out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+
+void PutDouble(std::string& out, int field, double d) {
+  uint64_t bits;
+  std::memcpy(&bits, &d, sizeof bits);
+  PutTag(out, field, 1);
+  PutFixed(out, bits, 8);
+}
+
+void PutBytes(std::string& out, int field, std::string_view bytes) {
+  PutTag(out, field, 2);
+  PutVarint(out, bytes.size());
+  out.append(bytes);
+}
+
+}  // namespace
+
+std::string EncodeFileVersionEvent(double wall_time, std::string_view version) {
+  std::string event;
+  PutDouble(event, 1, wall_time);
+  PutBytes(event, 3, version);
+  return event;
+}
+
+std::string EncodeScalarEvent(double wall_time, int64_t step, std::string_view tag, float value) {
+  std::string v;
+  PutBytes(v, 1, tag);
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  PutTag(v, 2, 5);
+  PutFixed(v, bits, 4);
+
+  std::string summary;
+  PutBytes(summary, 1, v);
+
+  std::string event;
+  PutDouble(event, 1, wall_time);
+  PutTag(event, 2, 0);
+  PutVarint(event, static_cast<uint64_t>(step));  // negative steps would be 10 bytes, as protobuf does
+  PutBytes(event, 5, summary);
+  return event;
+}
+
+std::string FrameRecord(std::string_view payload) {
+  std::string header;
+  PutFixed(header, payload.size(), 8);
+  std::string out = header;
+  PutFixed(out, MaskCrc(Crc32c(header)), 4);
+  out.append(payload);
+  PutFixed(out, MaskCrc(Crc32c(payload)), 4);
+  return out;
+}
+
+std::string EventFileName(int64_t epoch_seconds, std::string_view hostname) {
+  return "events.out.tfevents." + std::to_string(epoch_seconds) + "." + std::string(hostname);
+}
+
+TfEventWriter::~TfEventWriter() { Close(); }
+
+std::string TfEventWriter::Open(const std::filesystem::path& path, double wall_time) {
+  Close();
+  file_ = std::fopen(path.c_str(), "wb");
+  if (!file_) return "cannot create event file " + path.string() + ": " + std::strerror(errno);
+  path_ = path;
+  return Write(FrameRecord(EncodeFileVersionEvent(wall_time)));
+}
+
+std::string TfEventWriter::AddScalar(double wall_time, int64_t step, std::string_view tag, float value) {
+  if (!file_) return "event file is not open";
+  return Write(FrameRecord(EncodeScalarEvent(wall_time, step, tag, value)));
+}
+
+std::string TfEventWriter::Flush() {
+  if (file_ && std::fflush(file_) != 0) return "cannot write " + path_.string() + ": " + std::strerror(errno);
+  return "";
+}
+
+std::string TfEventWriter::Close() {
+  if (!file_) return "";
+  std::string err;
+  if (std::fclose(file_) != 0) err = "cannot close " + path_.string() + ": " + std::strerror(errno);
+  file_ = nullptr;
+  return err;
+}
+
+std::string TfEventWriter::Write(std::string_view bytes) {
+  if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size())
+    return "cannot write " + path_.string() + ": " + std::strerror(errno);
+  return "";
+}
+
+}  // namespace mt::launch::sim
