@@ -1,6 +1,7 @@
 #include "exporter/collectors.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "exporter/amdgpu_collector.h"
 #include "exporter/kfd_collector.h"
@@ -11,6 +12,7 @@
 #include "exporter/proc_stat_collector.h"
 #include "exporter/rdma_collector.h"
 #include "exporter/tcp_collector.h"
+#include "exporter/training_collector.h"
 
 namespace mt::exporter {
 
@@ -25,6 +27,16 @@ std::vector<std::unique_ptr<Collector>> BuildCollectors(const Options& options, 
   all.push_back(std::make_unique<RdmaCollector>(fs));
   all.push_back(std::make_unique<KmsgCollector>(fs));
   all.push_back(std::make_unique<KfdCollector>(fs));
+  if (!options.tfevents.empty() || !options.job_dir.empty() || !options.job_log.empty()) {
+    TrainingOptions t;
+    t.tfevents = options.tfevents;
+    t.job_dir = options.job_dir;
+    t.job_log = options.job_log;
+    t.host = options.host;
+    t.since_epoch = options.tfevents_since.value_or(
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
+    all.push_back(std::make_unique<TrainingCollector>(std::move(t)));
+  }
   std::erase_if(all, [&](const std::unique_ptr<Collector>& c) {
     return std::find(options.disabled_collectors.begin(), options.disabled_collectors.end(), c->name()) !=
            options.disabled_collectors.end();
