@@ -1,0 +1,14 @@
+// Base64 (RFC 4648 §4) and base64url (§5, unpadded) codecs.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mt::mcp {
+
+std::string Base64Encode(std::string_view bytes);
+std::string Base64UrlEncode(std::string_view bytes);
+// Accepts either alphabet, with or without padding; nullopt on any invalid character.
+std::optional<std::string> Base64Decode(std::string_view text);
+
+}  // namespace mt::mcp

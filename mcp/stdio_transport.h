@@ -1,0 +1,48 @@
+// stdio transport: newline-delimited JSON-RPC on two file descriptors. Only MCP messages
+// ever reach the output fd (logs go to stderr). One legacy session per process; modern
+// requests are stateless. Cheap requests are answered on the reader thread; the rest run
+// on a worker pool so that a long tool call never blocks cancellation or other requests.
+// Returns from Run() at EOF once every request already read has been answered.
+#pragma once
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+#include "mcp/server.h"
+#include "mcp/worker_pool.h"
+
+namespace mt::mcp {
+
+struct StdioOptions {
+  int in_fd = 0;
+  int out_fd = 1;
+  size_t max_line_bytes = 64 * 1024 * 1024;   // longer lines are answered -32700 and skipped
+  Principal principal{"stdio", "agent", false};
+};
+
+class StdioTransport {
+ public:
+  StdioTransport(Server& server, StdioOptions options = {});
+  ~StdioTransport();
+
+  // Serves until EOF on the input. Returns 0, or 1 on a read error.
+  int Run();
+
+  // Writes one message as a line (thread-safe). False once the output is gone.
+  bool Write(const Json& message);
+
+ private:
+  class OutChannel;
+  void HandleLine(const char* begin, const char* end);
+
+  Server& server_;
+  StdioOptions options_;
+  std::shared_ptr<LegacySession> session_;
+  std::unique_ptr<OutChannel> channel_;
+  std::mutex write_mu_;
+  std::atomic<bool> output_broken_{false};
+  std::atomic<bool> eof_{false};
+  WorkerPool* pool_ = nullptr;   // set while Run() is serving
+};
+
+}  // namespace mt::mcp

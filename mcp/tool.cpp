@@ -1,0 +1,43 @@
+#include "mcp/tool.h"
+
+namespace mt::mcp {
+
+Json ToolAnnotations::ToJson(const std::string& title) const {
+  Json a = Json::object();
+  if (!title.empty()) a["title"] = title;
+  if (read_only) a["readOnlyHint"] = *read_only;
+  if (destructive) a["destructiveHint"] = *destructive;
+  if (idempotent) a["idempotentHint"] = *idempotent;
+  if (open_world) a["openWorldHint"] = *open_world;
+  return a;
+}
+
+ToolResult ToolResult::Text(std::string text) {
+  ToolResult r;
+  r.content.push_back({{"type", "text"}, {"text", std::move(text)}});
+  return r;
+}
+
+ToolResult ToolResult::Structured(Json structured, std::string summary) {
+  ToolResult r = Text(std::move(summary));
+  r.structured = std::move(structured);
+  return r;
+}
+
+ToolResult ToolResult::Error(std::string message) {
+  ToolResult r = Text(std::move(message));
+  r.is_error = true;
+  return r;
+}
+
+Json Tool::ToJson() const {
+  Json t = {{"name", name}, {"description", description}, {"inputSchema", input_schema}};
+  if (!title.empty()) t["title"] = title;
+  if (!output_schema.is_null()) t["outputSchema"] = output_schema;
+  Json a = annotations.ToJson(title);
+  if (!a.empty()) t["annotations"] = std::move(a);
+  if (!meta.is_null()) t["_meta"] = meta;
+  return t;
+}
+
+}  // namespace mt::mcp

@@ -1,0 +1,60 @@
+// A tool is a name, a description, an input schema, an output schema, annotations and a
+// handler, declared together (the style of the official SDKs). The dispatcher validates
+// `arguments` against `input_schema` before the handler runs and `structured` against
+// `output_schema` after it returns.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "mcp/json.h"
+
+namespace mt::mcp {
+
+class CallContext;
+
+// MCP ToolAnnotations. Unset hints are omitted from tools/list; clients then assume the
+// worst (destructive, open-world), so product tools set every hint explicitly.
+struct ToolAnnotations {
+  std::optional<bool> read_only;
+  std::optional<bool> destructive;
+  std::optional<bool> idempotent;
+  std::optional<bool> open_world;
+
+  static ToolAnnotations ReadOnly() { return {true, false, true, false}; }
+  Json ToJson(const std::string& title) const;
+};
+
+struct ToolResult {
+  Json content = Json::array();       // MCP content blocks
+  std::optional<Json> structured;     // structuredContent
+  bool is_error = false;
+  Json meta;                          // optional result _meta (null = none)
+
+  // A plain text result.
+  static ToolResult Text(std::string text);
+  // Structured output plus a short human summary as the text block.
+  static ToolResult Structured(Json structured, std::string summary);
+  // A tool execution error the model can correct (isError: true).
+  static ToolResult Error(std::string message);
+};
+
+using ToolHandler = std::function<ToolResult(const Json& arguments, CallContext& ctx)>;
+
+struct Tool {
+  std::string name;
+  std::string title;
+  std::string description;
+  Json input_schema = Json{{"type", "object"}, {"additionalProperties", false}};
+  Json output_schema;                 // null = none
+  ToolAnnotations annotations;
+  Json meta;                          // optional tool _meta (null = none)
+  // Quick handlers never block nor wait on I/O beyond a few milliseconds; the stdio
+  // transport may run them on its reader thread instead of a worker.
+  bool quick = false;
+  ToolHandler handler;
+
+  Json ToJson() const;                // the tools/list entry
+};
+
+}  // namespace mt::mcp

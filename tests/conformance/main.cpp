@@ -1,0 +1,49 @@
+// mt-conformance-server: mt's protocol core serving the conformance suite's fixtures over
+// Streamable HTTP at /mcp. A test target only; never part of the product.
+//   mt-conformance-server --listen 127.0.0.1:PORT
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "mcp/http_transport.h"
+#include "mcp/server.h"
+#include "mcp/signals.h"
+#include "tests/conformance/fixtures.h"
+
+int main(int argc, char** argv) {
+  std::string listen = "127.0.0.1:0";
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--listen") == 0 && i + 1 < argc) {
+      listen = argv[++i];
+    } else {
+      std::cerr << "usage: mt-conformance-server --listen HOST:PORT\n";
+      return 2;
+    }
+  }
+  size_t colon = listen.rfind(':');
+  if (colon == std::string::npos) {
+    std::cerr << "mt-conformance-server: --listen needs HOST:PORT\n";
+    return 2;
+  }
+  mt::mcp::HttpOptions opts;
+  opts.host = listen.substr(0, colon);
+  opts.port = std::atoi(listen.c_str() + colon + 1);
+
+  auto registry = std::make_shared<mt::mcp::Registry>();
+  mt::conformance::RegisterFixtures(*registry);
+  mt::mcp::ServerInfo info{"mt-conformance-server", "mt conformance fixture", "0.1.0",
+                           "Fixture server for the official MCP conformance suite."};
+  mt::mcp::Server server(info, registry);
+  mt::mcp::HttpTransport http(server, opts);
+  mt::mcp::StopOnSignals([&http] { http.Stop(); });
+  std::string err;
+  if (!http.Bind(&err)) {
+    std::cerr << "mt-conformance-server: " << err << "\n";
+    return 1;
+  }
+  std::cerr << "mt-conformance-server: listening on http://" << opts.host << ":" << http.port() << "/mcp\n";
+  http.Serve();
+  return 0;
+}

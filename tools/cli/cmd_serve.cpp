@@ -1,0 +1,135 @@
+// mt serve: the MCP server. stdio by default (Claude Code, Cursor); --http ADDR for
+// Streamable HTTP (remote agents); both at once when --stdio and --http are given.
+#include <openssl/crypto.h>
+#include <openssl/sha.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include "mcp/http_transport.h"
+#include "mcp/server.h"
+#include "mcp/signals.h"
+#include "mcp/stdio_transport.h"
+#include "tools/cli/command.h"
+#include "tools/cli/flags.h"
+#include "tools/config.h"
+#include "tools/product_tools.h"
+
+namespace mt::tools::cli {
+
+namespace {
+
+constexpr const char* kInstructions =
+    "mt diagnoses LLM-training jobs (MaxText on Slurm) from their job output directory and "
+    "Prometheus TSDB. Start with list_jobs, then triage_log on the job in question; its "
+    "next_steps name the tool to call next. Every answer cites files and line numbers.";
+
+std::string Sha256Hex(const std::string& s) {
+  unsigned char md[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(s.data()), s.size(), md);
+  static const char* d = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char c : md) {
+    hex += d[c >> 4];
+    hex += d[c & 15];
+  }
+  return hex;
+}
+
+bool IsLoopback(const std::string& host) { return host == "127.0.0.1" || host == "localhost" || host == "::1"; }
+
+bool ParseAddr(const std::string& addr, std::string* host, int* port) {
+  size_t colon = addr.rfind(':');
+  if (colon == std::string::npos) return false;
+  *host = addr.substr(0, colon);
+  if (host->size() > 2 && host->front() == '[' && host->back() == ']') *host = host->substr(1, host->size() - 2);
+  try {
+    size_t used = 0;
+    *port = std::stoi(addr.substr(colon + 1), &used);
+    return used == addr.size() - colon - 1 && *port >= 0 && *port < 65536 && !host->empty();
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+int RunServe(const std::vector<std::string>& args) {
+  Flags flags(args, {"http", "workspace", "config"}, {"stdio"});
+  if (!flags.ok() || !flags.positional().empty()) {
+    std::cerr << "mt serve: " << (flags.ok() ? "unexpected argument " + flags.positional()[0] : flags.error())
+              << "\nusage: mt serve [--stdio] [--http ADDR] [--workspace DIR] [--config FILE]\n";
+    return kExitUsage;
+  }
+  Config config = ResolveConfig(flags.value("config"), flags.value("workspace"));
+  std::string http_addr = flags.value("http").value_or(flags.has("stdio") ? "" : "");
+  bool use_stdio = flags.has("stdio") || http_addr.empty();
+
+  auto registry = std::make_shared<mcp::Registry>();
+  RegisterProductTools(*registry, ProductOptions{config.workspace});
+  mcp::Server server(mcp::ServerInfo{"mt", "mt — training-job diagnostics", "0.1.0", kInstructions}, registry);
+
+  std::unique_ptr<mcp::HttpTransport> http;
+  if (!http_addr.empty()) {
+    mcp::HttpOptions opts;
+    if (!ParseAddr(http_addr, &opts.host, &opts.port)) {
+      std::cerr << "mt serve: --http needs HOST:PORT (e.g. 127.0.0.1:8765), got '" << http_addr << "'\n";
+      return kExitUsage;
+    }
+    if (config.tokens.empty() && !IsLoopback(opts.host)) {
+      std::cerr << "mt serve: refusing to serve " << opts.host
+                << " without authentication; add tokens to " << (config.source.empty() ? "configs/mt.yaml" : config.source.string())
+                << " or bind 127.0.0.1\n";
+      return kExitUsage;
+    }
+    opts.allowed_origins = config.allowed_origins;
+    opts.allowed_hosts = config.allowed_hosts;
+    if (!IsLoopback(opts.host)) opts.allowed_hosts.push_back(opts.host);
+    opts.max_body_bytes = config.max_body_bytes;
+    if (!config.tokens.empty()) {
+      auto tokens = config.tokens;
+      opts.authenticate = [tokens](const std::string& secret) -> std::optional<mcp::Principal> {
+        std::string digest = Sha256Hex(secret);
+        for (const auto& t : tokens)
+          if (CRYPTO_memcmp(digest.data(), t.sha256_hex.data(), digest.size()) == 0)
+            return mcp::Principal{t.name, t.role, true};
+        return std::nullopt;
+      };
+    }
+    http = std::make_unique<mcp::HttpTransport>(server, opts);
+  }
+
+  mcp::StopOnSignals([&http, use_stdio] {
+    if (http) http->Stop();
+    // stdio ends at EOF; a signal while blocked reading stdin ends the process.
+    if (use_stdio) std::_Exit(0);
+  });
+  std::thread http_thread;
+  if (http) {
+    std::string err;
+    if (!http->Bind(&err)) {
+      std::cerr << "mt serve: " << err << "\n";
+      return kExitFailed;
+    }
+    std::cerr << "mt serve: listening on http://" << http_addr.substr(0, http_addr.rfind(':')) << ":" << http->port()
+              << "/mcp (workspace " << config.workspace.string() << ")\n";
+    if (!use_stdio) {
+      http->Serve();
+      return kExitOk;
+    }
+    http_thread = std::thread([&http] { http->Serve(); });
+  }
+  mcp::StdioOptions stdio_opts;
+  if (const char* role = std::getenv("MT_ROLE")) stdio_opts.principal.role = role;
+  int rc = mcp::StdioTransport(server, stdio_opts).Run();
+  if (http) {
+    http->Stop();
+    http_thread.join();
+  }
+  return rc == 0 ? kExitOk : kExitFailed;
+}
+
+}  // namespace mt::tools::cli
