@@ -185,11 +185,16 @@ std::string GenerateJob(const Scenario& s, const fs::path& workspace, const Gene
   MetricsModel model(s, tl);
   const fs::path om_dir = tmp / "openmetrics";
   fs::create_directories(om_dir, ec);
-  std::vector<fs::path> om_files;
   OpenMetricsStats stats;
-  if (std::string e = WriteOpenMetricsWindows(model, om_dir, &om_files, &stats); !e.empty()) return fail(e);
-  if (opts.with_tsdb) {
-    if (std::string e = CreateBlocks(om_files, job / "prometheus", opts.promtool); !e.empty()) return fail(e);
+  {
+    PromtoolOptions popts = opts.promtool;
+    popts.remove_inputs = !opts.keep_openmetrics;
+    BlockBuilder blocks(job / "prometheus", popts);
+    auto on_file = [&](const fs::path& f) { return opts.with_tsdb ? blocks.Submit(f) : std::string(); };
+    std::string e = WriteOpenMetricsWindows(model, om_dir, on_file, &stats);
+    const std::string b = blocks.Finish();
+    if (!e.empty()) return fail(e);
+    if (!b.empty()) return fail(b);
   }
   if (opts.keep_openmetrics) {
     fs::rename(om_dir, job / "prometheus-openmetrics", ec);

@@ -66,7 +66,8 @@ void AppendValue(std::string& out, double v) {
 }
 
 std::string WriteOpenMetricsWindows(const MetricsModel& model, const std::filesystem::path& dir,
-                                    std::vector<std::filesystem::path>* files, OpenMetricsStats* stats) {
+                                    const std::function<std::string(const std::filesystem::path&)>& on_file,
+                                    OpenMetricsStats* stats) {
   const Scenario& s = model.scenario();
   const Timeline& tl = model.timeline();
   const double dt = s.scrape_interval_s;
@@ -169,12 +170,13 @@ std::string WriteOpenMetricsWindows(const MetricsModel& model, const std::filesy
     std::snprintf(name, sizeof name, "window-%.0f.om", w);
     const std::filesystem::path path = dir / name;
     if (std::string err = WriteFile(path, out); !err.empty()) return err;
-    files->push_back(path);
     if (stats) {
       stats->files++;
       stats->samples += samples;
       stats->bytes += out.size();
     }
+    if (on_file)
+      if (std::string err = on_file(path); !err.empty()) return err;
   }
   if (stats) stats->series = series.size() + (tb.empty() ? 0 : tags.size() + 2);
   return "";

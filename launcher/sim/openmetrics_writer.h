@@ -8,6 +8,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,12 @@ struct OpenMetricsStats {
   size_t bytes = 0;
 };
 
-// Writes <dir>/window-<start>.om files; fills `files` with their paths in time order.
-// Returns "" or an error message.
+// Writes <dir>/window-<start>.om files in time order, calling on_file(path) after each one
+// (e.g. to start promtool on it while the next is written). Returns "" or an error message
+// (an error returned by on_file stops the writer).
 std::string WriteOpenMetricsWindows(const MetricsModel& model, const std::filesystem::path& dir,
-                                    std::vector<std::filesystem::path>* files, OpenMetricsStats* stats);
+                                    const std::function<std::string(const std::filesystem::path&)>& on_file,
+                                    OpenMetricsStats* stats);
 
 // Formats a sample value the way Prometheus prints it back: integers without a fraction,
 // other values in the shortest round-trip form.

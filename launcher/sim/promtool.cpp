@@ -41,6 +41,8 @@ pid_t Start(const std::string& binary, const std::filesystem::path& file, const 
   _exit(127);
 }
 
+std::filesystem::path LogOf(const std::filesystem::path& file) { return file.string() + ".promtool.log"; }
+
 }  // namespace
 
 std::string DefaultPromtool() {
@@ -48,50 +50,59 @@ std::string DefaultPromtool() {
   return env && *env ? env : "promtool";
 }
 
+BlockBuilder::BlockBuilder(std::filesystem::path out_dir, PromtoolOptions opts)
+    : out_dir_(std::move(out_dir)), opts_(std::move(opts)) {}
+
+BlockBuilder::~BlockBuilder() { Finish(); }
+
+bool BlockBuilder::ReapOne(bool block) {
+  // Reap only our own children (the caller may have others), polling each by pid.
+  for (;;) {
+    for (auto r = running_.begin(); r != running_.end(); ++r) {
+      int status = 0;
+      const pid_t got = waitpid(r->first, &status, WNOHANG);
+      if (got == 0 || (got < 0 && errno == EINTR)) continue;
+      const bool ok = got == r->first && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+      if (!ok && error_.empty()) {
+        const int code = got < 0 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        error_ = "promtool failed on " + r->second.filename().string() + " (exit " + std::to_string(code) +
+                 "): " + ReadTail(LogOf(r->second), 600);
+      }
+      std::error_code ec;
+      std::filesystem::remove(LogOf(r->second), ec);
+      if (ok && opts_.remove_inputs) std::filesystem::remove(r->second, ec);  // can be a GiB per job
+      running_.erase(r);
+      return true;
+    }
+    if (!block || running_.empty()) return false;
+    usleep(3000);
+  }
+}
+
+std::string BlockBuilder::Submit(const std::filesystem::path& file) {
+  if (!error_.empty()) return error_;
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir_, ec);
+  if (ec) return error_ = "cannot create " + out_dir_.string() + ": " + ec.message();
+  while (static_cast<int>(running_.size()) >= std::max(1, opts_.parallel)) ReapOne(true);
+  if (!error_.empty()) return error_;
+  const pid_t pid = Start(opts_.binary, file, out_dir_, LogOf(file));
+  if (pid < 0) return error_ = std::string("fork failed: ") + std::strerror(errno);
+  running_[pid] = file;
+  return "";
+}
+
+std::string BlockBuilder::Finish() {
+  while (!running_.empty()) ReapOne(true);
+  return error_;
+}
+
 std::string CreateBlocks(const std::vector<std::filesystem::path>& files, const std::filesystem::path& out_dir,
                          const PromtoolOptions& opts) {
-  std::error_code ec;
-  std::filesystem::create_directories(out_dir, ec);
-  if (ec) return "cannot create " + out_dir.string() + ": " + ec.message();
-  std::map<pid_t, size_t> running;
-  std::string error;
-  size_t next = 0;
-  auto log_of = [&](size_t i) { return std::filesystem::path(files[i].string() + ".promtool.log"); };
-  while ((next < files.size() && error.empty()) || !running.empty()) {
-    while (error.empty() && next < files.size() && static_cast<int>(running.size()) < std::max(1, opts.parallel)) {
-      const pid_t pid = Start(opts.binary, files[next], out_dir, log_of(next));
-      if (pid < 0) {
-        error = std::string("fork failed: ") + std::strerror(errno);
-        break;
-      }
-      running[pid] = next++;
-    }
-    if (running.empty()) break;
-    // Reap only our own children (the caller may have others), polling each by pid.
-    int status = 0;
-    auto it = running.end();
-    for (auto r = running.begin(); r != running.end(); ++r) {
-      const pid_t got = waitpid(r->first, &status, WNOHANG);
-      if (got == r->first || (got < 0 && errno != EINTR)) {
-        it = r;
-        break;
-      }
-    }
-    if (it == running.end()) {
-      usleep(5000);
-      continue;
-    }
-    const size_t i = it->second;
-    running.erase(it);
-    const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (!ok && error.empty()) {
-      const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-      error = "promtool failed on " + files[i].filename().string() + " (exit " + std::to_string(code) +
-              "): " + ReadTail(log_of(i), 600);
-    }
-    std::filesystem::remove(log_of(i), ec);
-  }
-  return error;
+  BlockBuilder b(out_dir, opts);
+  for (const auto& f : files)
+    if (std::string e = b.Submit(f); !e.empty()) break;
+  return b.Finish();
 }
 
 }  // namespace mt::launch::sim

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -11,13 +12,35 @@ namespace mt::launch::sim {
 struct PromtoolOptions {
   std::string binary = "promtool";  // looked up on PATH when it has no '/'
   int parallel = 2;                 // concurrent promtool processes
+  bool remove_inputs = false;       // delete each input file once its blocks exist
 };
 
 // The promtool binary to use: $MT_PROMTOOL if set, else "promtool".
 std::string DefaultPromtool();
 
-// Converts every file into blocks under out_dir. Returns "" or an error that quotes
-// promtool's own output.
+// Converts OpenMetrics files into blocks under out_dir, running up to opts.parallel promtool
+// processes while the caller keeps producing files. Errors quote promtool's own output.
+class BlockBuilder {
+ public:
+  BlockBuilder(std::filesystem::path out_dir, PromtoolOptions opts);
+  ~BlockBuilder();  // waits for anything still running
+  BlockBuilder(const BlockBuilder&) = delete;
+  BlockBuilder& operator=(const BlockBuilder&) = delete;
+
+  // Starts promtool on `file` once a slot is free. Returns "" or the first error so far.
+  std::string Submit(const std::filesystem::path& file);
+  // Waits for every submitted file. Returns "" or the first error.
+  std::string Finish();
+
+ private:
+  bool ReapOne(bool block);
+  std::filesystem::path out_dir_;
+  PromtoolOptions opts_;
+  std::map<int, std::filesystem::path> running_;  // pid -> file
+  std::string error_;
+};
+
+// Convenience: all files at once.
 std::string CreateBlocks(const std::vector<std::filesystem::path>& files, const std::filesystem::path& out_dir,
                          const PromtoolOptions& opts);
 
