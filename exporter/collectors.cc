@@ -8,6 +8,8 @@
 #include "exporter/kmsg_collector.h"
 #include "exporter/memory_collector.h"
 #include "exporter/netdev_collector.h"
+#include "exporter/nvidia_smi_collector.h"
+#include "exporter/log.h"
 #include "exporter/pressure_collector.h"
 #include "exporter/proc_stat_collector.h"
 #include "exporter/rdma_collector.h"
@@ -27,6 +29,19 @@ std::vector<std::unique_ptr<Collector>> BuildCollectors(const Options& options, 
   all.push_back(std::make_unique<RdmaCollector>(fs));
   all.push_back(std::make_unique<KmsgCollector>(fs));
   all.push_back(std::make_unique<KfdCollector>(fs));
+  if (options.nvidia != "off") {
+    // No nvidia-smi means no NVIDIA driver on this node: the collector stays off quietly
+    // unless it was asked for explicitly.
+    std::string smi = FindNvidiaSmi(options.nvidia_smi);
+    if (!smi.empty()) {
+      auto nv = std::make_unique<NvidiaSmiCollector>(
+          smi, std::chrono::milliseconds(static_cast<long long>(options.interval_seconds * 1000)));
+      nv->Start();
+      all.push_back(std::move(nv));
+    } else if (options.nvidia == "smi") {
+      Log("nvidia: --nvidia smi but no executable nvidia-smi at '" + options.nvidia_smi + "'");
+    }
+  }
   if (!options.tfevents.empty() || !options.job_dir.empty() || !options.job_log.empty()) {
     TrainingOptions t;
     t.tfevents = options.tfevents;

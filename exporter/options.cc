@@ -37,7 +37,7 @@ training scalars (TFEvent file or job log), and *_metrics_plugin.sh plugins.
   --tfevents PATH        TFEvent file, or directory searched recursively (overrides --job-dir)
   --job-log FILE         job log for the `completed step:` fallback (default: from --job-dir)
   --tfevents-since EPOCH only event files created at/after EPOCH (default: exporter start; 0 = any)
-  --nvidia MODE          auto | nvml | smi | off (default auto: NVML if loadable, else nvidia-smi if found)
+  --nvidia MODE          auto | smi | off (default auto: the NVIDIA collector runs if nvidia-smi is found)
   --nvidia-smi PATH      nvidia-smi binary (default: nvidia-smi on PATH)
   --no-collector NAME    disable a native collector (repeatable): stat memory pressure netdev tcp
                          rdma kmsg kfd amdgpu nvidia training
@@ -111,8 +111,8 @@ ParseResult ParseOptions(int argc, const char* const* argv) {
       }
       o.tfevents_since = *v;
     } else if (arg == "--nvidia") {
-      if (value != "auto" && value != "nvml" && value != "smi" && value != "off") {
-        r.error = "--nvidia must be auto, nvml, smi or off, got '" + value + "'";
+      if (value != "auto" && value != "smi" && value != "off") {
+        r.error = "--nvidia must be auto, smi or off, got '" + value + "'";
         return r;
       }
       o.nvidia = value;

@@ -17,7 +17,7 @@ struct Options {
   std::string tfevents;                  // training: TFEvent file or directory (overrides --job-dir search)
   std::string job_log;                   // training: log for the `completed step:` fallback
   std::optional<double> tfevents_since;  // accept event files created at/after this epoch (default: start time)
-  std::string nvidia = "auto";           // auto | nvml | smi | off
+  std::string nvidia = "auto";           // auto | smi | off
   std::string nvidia_smi = "nvidia-smi";
   std::vector<std::string> disabled_collectors;
   std::string log_file;                  // exporter diagnostics (default stderr)

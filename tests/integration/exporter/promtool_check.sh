@@ -31,6 +31,17 @@ grep -q '^hw_gpu_power_watts{gpu="1",host="node1"} 749.3$' "$WORK/fixture.prom" 
 grep -q '^hw_rdma_tx_retx_pkts_total{device="ionic_0",port="1",host="node1"} 1007$' "$WORK/fixture.prom" || fail "fixture scrape lacks ionic counters"
 check fixture "$WORK/fixture.prom"
 
+# An NVIDIA node: the fake nvidia-smi replays a recorded H100 reading.
+start_exporter nvidia --root "$FIXTURES/minimal" --host gpu7 --nvidia smi --nvidia-smi "$FIXTURES/nvidia/nvidia-smi" --interval 1
+for i in $(seq 50); do
+  scrape > "$WORK/nvidia.prom"
+  grep -q '^hw_gpu_power_watts{gpu="0",host="gpu7"} 631.95$' "$WORK/nvidia.prom" && break
+  sleep 0.1
+done
+grep -q '^hw_gpu_power_watts{gpu="0",host="gpu7"} 631.95$' "$WORK/nvidia.prom" || fail "nvidia scrape lacks GPU power"
+grep -q '^hw_gpu_vram_total_bytes{gpu="1",host="gpu7"} 85520809984$' "$WORK/nvidia.prom" || fail "nvidia scrape lacks VRAM"
+check nvidia "$WORK/nvidia.prom"
+
 start_exporter machine
 scrape > "$WORK/machine.prom"
 grep -q '^hw_procs_running{' "$WORK/machine.prom" || fail "machine scrape lacks hw_procs_running"
