@@ -50,16 +50,17 @@ std::string InitWorkspace(const fs::path& dir, const InitOptions& opts) {
   }
   // Parse every scenario first: a broken scenario fails before anything is written.
   std::vector<sim::Scenario> jobs;
-  std::set<std::string> wanted(opts.only.begin(), opts.only.end());
+  const std::set<std::string> wanted(opts.only.begin(), opts.only.end());
+  std::set<std::string> missing = wanted;
   for (const auto& e : EmbeddedScenarios()) {
     sim::Scenario s;
     std::string err;
     if (!sim::ParseScenario(e.yaml, e.file_name, &s, &err)) return "embedded scenario " + err;
     if (!wanted.empty() && !wanted.count(s.job_id)) continue;
-    wanted.erase(s.job_id);
+    missing.erase(s.job_id);
     jobs.push_back(std::move(s));
   }
-  if (!wanted.empty()) return "no case study with job id " + *wanted.begin();
+  if (!missing.empty()) return "no case study with job id " + *missing.begin();
   if (jobs.empty()) return "no case-study scenarios are compiled into this binary";
 
   const fs::path abs = fs::absolute(dir, ec);
