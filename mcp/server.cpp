@@ -219,9 +219,9 @@ void Server::Admit(const Message& m, RequestEnv& env) const {
 }
 
 std::optional<Json> Server::Dispatch(const Message& m, RequestEnv& env) {
-  CancelFlag flag;
-  if (env.in_flight) flag = env.in_flight->Begin(m.id);
-  if (flag && !env.cancel) env.cancel = flag;
+  // Transports that hand requests to another thread register them first (so a cancel
+  // that overtakes the request still finds it); otherwise register here.
+  if (env.in_flight && !env.cancel) env.cancel = env.in_flight->Begin(m.id);
   struct Done {
     InFlight* f;
     const Json& id;

@@ -91,6 +91,7 @@ void StdioTransport::HandleLine(const char* begin, const char* end) {
     if (auto reply = server_.Dispatch(m, env)) Write(*reply);
     return;
   }
+  env.cancel = session_->in_flight().Begin(m.id);
   pool_->Submit([this, m = std::move(m), env = std::move(env)]() mutable {
     if (auto reply = server_.Dispatch(m, env)) Write(*reply);
   });

@@ -1,0 +1,138 @@
+#include "mcp/http_transport.h"
+
+#include <gtest/gtest.h>
+
+#include "mcp/call_context.h"
+#include <httplib.h>
+
+#include <thread>
+
+namespace mt::mcp {
+namespace {
+
+class HttpTest : public ::testing::Test {
+ protected:
+  void Start(HttpOptions opts = {}) {
+    registry = std::make_shared<Registry>();
+    Tool t;
+    t.name = "hello";
+    t.description = "d";
+    t.handler = [](const Json&, CallContext& ctx) { return ToolResult::Text("hello " + ctx.caller().role); };
+    registry->AddTool(t);
+    server = std::make_unique<Server>(ServerInfo{}, registry);
+    opts.port = 0;
+    http = std::make_unique<HttpTransport>(*server, opts);
+    std::string err;
+    ASSERT_TRUE(http->Bind(&err)) << err;
+    thread = std::thread([this] { http->Serve(); });
+    client = std::make_unique<httplib::Client>("127.0.0.1", http->port());
+  }
+  void TearDown() override {
+    if (http) http->Stop();
+    if (thread.joinable()) thread.join();
+  }
+  httplib::Headers H(std::initializer_list<std::pair<std::string, std::string>> extra = {}) {
+    httplib::Headers h = {{"Accept", "application/json, text/event-stream"}};
+    for (auto& [k, v] : extra) h.emplace(k, v);
+    return h;
+  }
+  std::string Init(httplib::Headers extra = {}) {
+    auto h = H();
+    h.insert(extra.begin(), extra.end());
+    auto r = client->Post("/mcp", h, R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}})",
+                          "application/json");
+    EXPECT_TRUE(r);
+    EXPECT_EQ(r->status, 200);
+    return r->get_header_value("Mcp-Session-Id");
+  }
+
+  std::shared_ptr<Registry> registry;
+  std::unique_ptr<Server> server;
+  std::unique_ptr<HttpTransport> http;
+  std::unique_ptr<httplib::Client> client;
+  std::thread thread;
+};
+
+const char* kModernList =
+    R"({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}})";
+
+TEST_F(HttpTest, LegacySessionLifecycle) {
+  Start();
+  std::string sid = Init();
+  ASSERT_EQ(sid.size(), 32u);
+  auto r = client->Post("/mcp", H({{"Mcp-Session-Id", sid}}), R"({"jsonrpc":"2.0","method":"notifications/initialized"})", "application/json");
+  EXPECT_EQ(r->status, 202);
+  r = client->Post("/mcp", H(), R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})", "application/json");
+  EXPECT_EQ(r->status, 400);
+  r = client->Post("/mcp", H({{"Mcp-Session-Id", "nope"}}), R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})", "application/json");
+  EXPECT_EQ(r->status, 404);
+  r = client->Post("/mcp", H({{"Mcp-Session-Id", sid}}), R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})", "application/json");
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(Json::parse(r->body)["result"]["tools"][0]["name"], "hello");
+  r = client->Delete("/mcp", H({{"Mcp-Session-Id", sid}}));
+  EXPECT_EQ(r->status, 200);
+  r = client->Post("/mcp", H({{"Mcp-Session-Id", sid}}), R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})", "application/json");
+  EXPECT_EQ(r->status, 404);
+}
+
+TEST_F(HttpTest, ModernIsStatelessAndHeaderChecked) {
+  Start();
+  auto ok = client->Post("/mcp", H({{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "tools/list"}}), kModernList, "application/json");
+  EXPECT_EQ(ok->status, 200);
+  EXPECT_EQ(Json::parse(ok->body)["result"]["resultType"], "complete");
+  auto mismatch = client->Post("/mcp", H({{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "prompts/list"}}), kModernList, "application/json");
+  EXPECT_EQ(mismatch->status, 400);
+  EXPECT_EQ(Json::parse(mismatch->body)["error"]["code"], kHeaderMismatch);
+  auto no_version = client->Post("/mcp", H({{"Mcp-Method", "tools/list"}}), kModernList, "application/json");
+  EXPECT_EQ(no_version->status, 400);
+  auto get = client->Get("/mcp", H({{"MCP-Protocol-Version", "2026-07-28"}}));
+  EXPECT_EQ(get->status, 405);
+}
+
+TEST_F(HttpTest, RejectsForeignHostAndOrigin) {
+  Start();
+  auto r = client->Post("/mcp", H({{"Origin", "http://evil.example.com"}}), kModernList, "application/json");
+  EXPECT_EQ(r->status, 403);
+  httplib::Headers h = H({{"Host", "evil.example.com"}});
+  r = client->Post("/mcp", h, kModernList, "application/json");
+  EXPECT_EQ(r->status, 403);
+  r = client->Get("/healthz", H({{"Origin", "http://localhost:3000"}}));
+  EXPECT_EQ(r->status, 200);
+}
+
+TEST_F(HttpTest, BearerTokensAndRoles) {
+  HttpOptions opts;
+  opts.authenticate = [](const std::string& t) -> std::optional<Principal> {
+    if (t == "s3cret") return Principal{"ci-bot", "ci", true};
+    return std::nullopt;
+  };
+  Start(opts);
+  auto r = client->Post("/mcp", H(), kModernList, "application/json");
+  EXPECT_EQ(r->status, 401);
+  EXPECT_NE(r->get_header_value("WWW-Authenticate").find("Bearer"), std::string::npos);
+  r = client->Post("/mcp", H({{"Authorization", "Bearer wrong"}}), kModernList, "application/json");
+  EXPECT_EQ(r->status, 401);
+  std::string sid = Init({{"Authorization", "Bearer s3cret"}});
+  r = client->Post("/mcp", H({{"Authorization", "Bearer s3cret"}, {"Mcp-Session-Id", sid}}),
+                   R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"hello"}})", "application/json");
+  ASSERT_EQ(r->status, 200);
+  EXPECT_NE(r->body.find("hello ci"), std::string::npos);
+}
+
+TEST_F(HttpTest, BodyLimitMediaTypeAndParseErrors) {
+  HttpOptions opts;
+  opts.max_body_bytes = 1024;
+  Start(opts);
+  auto r = client->Post("/mcp", H(), std::string(4096, ' '), "application/json");
+  EXPECT_EQ(r->status, 413);
+  r = client->Post("/mcp", H(), "{}", "text/plain");
+  EXPECT_EQ(r->status, 415);
+  r = client->Post("/mcp", H(), "{not json", "application/json");
+  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(Json::parse(r->body)["error"]["code"], kParseError);
+  r = client->Get("/healthz");
+  EXPECT_EQ(r->status, 200);   // still serving
+}
+
+}  // namespace
+}  // namespace mt::mcp
