@@ -1,6 +1,7 @@
 // mt-conformance-server: mt's protocol core serving the conformance suite's fixtures over
 // Streamable HTTP at /mcp. A test target only; never part of the product.
-//   mt-conformance-server --listen 127.0.0.1:PORT
+//   mt-conformance-server --listen 127.0.0.1:PORT   (Streamable HTTP)
+//   mt-conformance-server --stdio                   (the same fixtures over stdio)
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -10,15 +11,19 @@
 #include "mcp/http_transport.h"
 #include "mcp/server.h"
 #include "mcp/signals.h"
+#include "mcp/stdio_transport.h"
 #include "tests/conformance/fixtures.h"
 
 int main(int argc, char** argv) {
   std::string listen = "127.0.0.1:0";
+  bool stdio = false;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--listen") == 0 && i + 1 < argc) {
+    if (std::strcmp(argv[i], "--stdio") == 0) {
+      stdio = true;
+    } else if (std::strcmp(argv[i], "--listen") == 0 && i + 1 < argc) {
       listen = argv[++i];
     } else {
-      std::cerr << "usage: mt-conformance-server --listen HOST:PORT\n";
+      std::cerr << "usage: mt-conformance-server --listen HOST:PORT | --stdio\n";
       return 2;
     }
   }
@@ -36,6 +41,7 @@ int main(int argc, char** argv) {
   mt::mcp::ServerInfo info{"mt-conformance-server", "mt conformance fixture", "0.1.0",
                            "Fixture server for the official MCP conformance suite."};
   mt::mcp::Server server(info, registry);
+  if (stdio) return mt::mcp::StdioTransport(server).Run();
   mt::mcp::HttpTransport http(server, opts);
   mt::mcp::StopOnSignals([&http] { http.Stop(); });
   std::string err;
