@@ -43,6 +43,8 @@ void Walk(const std::string& dir, int depth, const std::string& host, double sin
       continue;
     }
     if (!S_ISREG(st.st_mode) || !n.starts_with(kPrefix)) continue;
+    // TensorFlow's profiler leaves `<...>.profile-empty` event files with no scalars.
+    if (n.ends_with(".profile-empty")) continue;
     auto epoch = EventFileEpoch(std::string(n));
     if (!epoch || *epoch < since) continue;
     std::string_view rest = n.substr(kPrefix.size());

@@ -185,6 +185,7 @@ TEST(FindNewestEventFile, PrefersThisHostNewestEpochAndHonoursSince) {
   dir.Write("c/d/events.out.tfevents.1800000050.node1.9.0", "x");
   dir.Write("prometheus/events.out.tfevents.1800000200.node1", "x");  // pruned dir
   dir.Write("events.out.tfevents.notanumber.node1", "x");
+  dir.Write("c/d/events.out.tfevents.1800000099.node1.profile-empty", "x");  // profiler leftovers
   auto f = FindNewestEventFile(dir.str(), "node1", 1800000000);
   ASSERT_TRUE(f);
   EXPECT_EQ(*f, dir.str() + "/c/d/events.out.tfevents.1800000050.node1.9.0");
