@@ -101,8 +101,9 @@ void CheckRoutingHeaders(const httplib::Request& req, const Message& m) {
   const char* key = m.method == "resources/read" ? "uri"
                     : (m.method == "tools/call" || m.method == "prompts/get") ? "name"
                                                                                : nullptr;
-  if (!key) return;
-  std::string body = m.params.contains(key) && m.params[key].is_string() ? m.params[key].get<std::string>() : "";
+  // A body without a string name is invalid params, reported by the dispatcher.
+  if (!key || !m.params.contains(key) || !m.params[key].is_string()) return;
+  std::string body = m.params[key].get<std::string>();
   if (!req.has_header("Mcp-Name")) throw RpcError(kHeaderMismatch, "Missing Mcp-Name header");
   if (DecodeHeaderValue(Trim(req.get_header_value("Mcp-Name"))) != body)
     throw RpcError(kHeaderMismatch, "Mcp-Name header does not match the body's " + std::string(key));

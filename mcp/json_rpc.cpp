@@ -11,8 +11,9 @@ Json RpcError::ToJson() const {
 namespace {
 
 bool IsValidId(const Json& id) {
-  // JSON-RPC allows string or number ids (null only in error replies). MCP forbids null.
-  return id.is_string() || id.is_number_integer() || id.is_number_unsigned() || id.is_number_float();
+  // MCP's RequestId is a string or an integer (no null, no fractions). Integers beyond
+  // 64 bits arrive as floats and are refused too, since they could not be echoed exactly.
+  return id.is_string() || id.is_number_integer() || id.is_number_unsigned();
 }
 
 }  // namespace
@@ -48,7 +49,7 @@ Message Classify(const Json& raw, Json* id_out) {
       m.kind = MessageKind::kNotification;
       return m;
     }
-    if (!IsValidId(*id_it)) throw RpcError(kInvalidRequest, "\"id\" must be a string or a number");
+    if (!IsValidId(*id_it)) throw RpcError(kInvalidRequest, "\"id\" must be a string or an integer (64-bit)");
     m.kind = MessageKind::kRequest;
     m.id = *id_it;
     return m;

@@ -53,6 +53,8 @@ TEST(JsonRpc, RejectsMalformedEnvelopes) {
   EXPECT_EQ(ClassifyCode(R"({"jsonrpc":"2.0","id":null,"method":"m"})"), kInvalidRequest);
   EXPECT_EQ(ClassifyCode(R"({"jsonrpc":"2.0","id":{"a":1},"method":"m"})"), kInvalidRequest);
   EXPECT_EQ(ClassifyCode(R"({"jsonrpc":"2.0","id":true,"method":"m"})"), kInvalidRequest);
+  EXPECT_EQ(ClassifyCode(R"({"jsonrpc":"2.0","id":1.5,"method":"m"})"), kInvalidRequest);
+  EXPECT_EQ(ClassifyCode(R"({"jsonrpc":"2.0","id":1e300,"method":"m"})"), kInvalidRequest);
   EXPECT_EQ(ClassifyCode(R"({"jsonrpc":"2.0","id":1,"result":{},"error":{}})"), kInvalidRequest);
   EXPECT_EQ(ClassifyCode(R"({"jsonrpc":"2.0","id":1})"), kInvalidRequest);
 }
