@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <prometheus/exposer.h>
 
@@ -71,7 +73,12 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<prometheus::Exposer> exposer;
   try {
-    exposer = std::make_unique<prometheus::Exposer>(o.listen, 2);
+    // Keep-alive lets Prometheus reuse its connection between scrapes (no TCP setup per
+    // scrape). civetweb holds a worker thread per open connection, hence 4 workers: room
+    // for two scrapers keeping connections open plus ad-hoc curls.
+    exposer = std::make_unique<prometheus::Exposer>(std::vector<std::string>{
+        "listening_ports", o.listen, "num_threads", "4", "enable_keep_alive", "yes",
+        "keep_alive_timeout_ms", "30000", "tcp_nodelay", "1"});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mt-exporter: cannot listen on %s: %s\n", o.listen.c_str(), e.what());
     return 1;
