@@ -10,6 +10,7 @@
 // Exit codes: 0 ok, 1 the operation failed, 2 usage error.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -17,6 +18,7 @@
 
 #include "launcher/demo/workspace.h"
 #include "launcher/sim/job_writer.h"
+#include "launcher/sim/realtime.h"
 #include "launcher/sim/scenario.h"
 #include "launcher/sim/timeline.h"
 
@@ -25,6 +27,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: mt-simtrain --scenario FILE --workspace DIR [--no-tsdb] [--keep-openmetrics] [--promtool PATH] [--parallel N]\n"
     "       mt-simtrain --demo-init DIR [--only ID[,ID...]] [--no-tsdb] [--promtool PATH] [--parallel N]\n"
+    "       mt-simtrain --scenario FILE --realtime [--step-seconds S] [--startup-seconds S] [--max-seconds S]\n"
+    "                   [--rank R|auto] [--log FILE] [--out DIR] [--fake-root DIR] [--root-interval S] [--event-host NAME]\n"
     "       mt-simtrain --scenario FILE --check      (validate and print the timeline summary)\n";
 
 int Usage(const std::string& msg) {
@@ -53,8 +57,19 @@ bool ReadFile(const std::string& path, std::string* out, std::string* err) {
 
 int main(int argc, char** argv) {
   std::string scenario_path, workspace, demo_dir, promtool, only;
-  bool no_tsdb = false, keep_om = false, check = false;
+  bool no_tsdb = false, keep_om = false, check = false, realtime = false;
   int parallel = 2;
+  mt::launch::sim::RealtimeOptions rt;
+  std::string rank_arg, log_path, out_dir, fake_root;
+  auto seconds = [](const std::string& v, double* out) {
+    try {
+      size_t used = 0;
+      *out = std::stod(v, &used);
+      return used == v.size() && *out >= 0 && *out < 1e7;
+    } catch (...) {
+      return false;
+    }
+  };
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](std::string* out) {
@@ -73,6 +88,18 @@ int main(int argc, char** argv) {
       try { parallel = std::stoi(v); } catch (...) { return Usage("--parallel needs a number"); }
       if (parallel < 1 || parallel > 64) return Usage("--parallel must be 1..64");
     }
+    else if (a == "--step-seconds" || a == "--startup-seconds" || a == "--max-seconds" || a == "--root-interval") {
+      std::string v;
+      double* target = a == "--step-seconds" ? &rt.step_seconds : a == "--startup-seconds" ? &rt.startup_seconds
+                       : a == "--max-seconds" ? &rt.max_seconds : &rt.root_interval;
+      if (!value(&v) || !seconds(v, target)) return Usage(a + " needs a number of seconds");
+    }
+    else if (a == "--rank") { if (!value(&rank_arg)) return Usage("--rank needs a task id or 'auto'"); }
+    else if (a == "--log") { if (!value(&log_path)) return Usage("--log needs a file"); }
+    else if (a == "--out") { if (!value(&out_dir)) return Usage("--out needs a directory"); }
+    else if (a == "--fake-root") { if (!value(&fake_root)) return Usage("--fake-root needs a directory"); }
+    else if (a == "--event-host") { if (!value(&rt.event_host)) return Usage("--event-host needs a name"); }
+    else if (a == "--realtime") realtime = true;
     else if (a == "--no-tsdb") no_tsdb = true;
     else if (a == "--keep-openmetrics") keep_om = true;
     else if (a == "--check") check = true;
@@ -123,6 +150,34 @@ int main(int argc, char** argv) {
                 mt::launch::sim::FormatIsoTime(tl.metrics_start).c_str(),
                 mt::launch::sim::FormatIsoTime(tl.metrics_end).c_str());
     return 0;
+  }
+  if (realtime) {
+    if (!rank_arg.empty()) {
+      std::string r = rank_arg;
+      if (r == "auto") {
+        const char* env = std::getenv("SLURM_PROCID");
+        if (!env) env = std::getenv("NODE_RANK");
+        if (!env) return Usage("--rank auto needs SLURM_PROCID or NODE_RANK in the environment");
+        r = env;
+      }
+      try {
+        size_t used = 0;
+        rt.rank = std::stoi(r, &used);
+        if (used != r.size() || rt.rank < 0) throw 0;
+      } catch (...) {
+        return Usage("--rank needs a task id or 'auto'");
+      }
+    }
+    if (rt.step_seconds <= 0 || rt.root_interval <= 0) return Usage("--step-seconds and --root-interval must be > 0");
+    rt.log_path = log_path;
+    rt.out_dir = out_dir;
+    rt.fake_root = fake_root;
+    const int code = mt::launch::sim::RunRealtime(s, rt, &err);
+    if (code < 0) {
+      std::fprintf(stderr, "mt-simtrain: %s\n", err.c_str());
+      return 1;
+    }
+    return code;
   }
   if (workspace.empty()) return Usage("compressed mode needs --workspace DIR");
   mt::launch::sim::GenerateOptions opts;
