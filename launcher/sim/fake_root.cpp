@@ -180,8 +180,14 @@ std::string FakeRoot::Update(double t, double dt, uint64_t k) {
   std::error_code ec;
   for (int p = 0; p < 4; ++p) {
     const fs::path d = kfd / std::to_string(4242 + p);
-    if (p < want) fs::create_directories(d, ec);
-    else fs::remove(d, ec);
+    if (p < want) {
+      fs::create_directories(d, ec);
+      if (!fs::exists(d / "pasid", ec))
+        if (std::string e = Write("sys/class/kfd/kfd/proc/" + std::to_string(4242 + p) + "/pasid", std::to_string(32768 + p) + "\n"); !e.empty())
+          return e;
+    } else {
+      fs::remove_all(d, ec);
+    }
   }
   return "";
 }
