@@ -1,11 +1,16 @@
 #include "tools/product_tools.h"
 
+#include "tools/list_jobs_tool.h"
+#include "tools/read_log_tool.h"
+#include "tools/triage_log_tool.h"
+
 namespace mt::tools {
 
 void RegisterProductTools(mcp::Registry& registry, const ProductOptions& options) {
   // Each tool file exposes Register<Tool>(registry, options); list them here.
-  (void)registry;
-  (void)options;
+  RegisterListJobs(registry, options);
+  RegisterTriageLog(registry, options);
+  RegisterReadLog(registry, options);
 }
 
 }  // namespace mt::tools
