@@ -207,7 +207,7 @@ std::optional<JobId> ParseJobId(std::string_view name) {
 }
 
 std::string StripTgsTag(std::string_view stem) {
-  static const RE2 kRe(R"(^(.*?)-(?:[A-Za-z0-9]+-)?\d+N-(?:pdbs[0-9.]+-)?TGS_[0-9.]+$)");
+  static const RE2 kRe(R"(^(.*?)-(?:[A-Z][A-Z0-9]*-)?\d+N-(?:pdbs[0-9.]+-)?TGS_[0-9.]+$)");
   std::string base;
   if (RE2::FullMatch(stem, kRe, &base)) return base;
   return std::string(stem);

@@ -1,0 +1,212 @@
+// The scanner on the inputs it must survive and the line shapes it must read.
+#include "tools/log_scanner.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <random>
+#include <thread>
+
+#include "test_util.h"
+#include "tools/log_line.h"
+#include "tools/scan_cache.h"
+
+using mt::tools::testing::Iso;
+
+namespace mt::tools {
+namespace {
+
+using testing::TempDir;
+using testing::WriteFile;
+
+std::string StepLines(int from, int to, int ranks) {
+  std::string s;
+  for (int i = from; i <= to; ++i)
+    for (int r = 0; r < ranks; ++r)
+      s += std::to_string(r) + ": completed step: " + std::to_string(i) +
+           ", seconds: 5.5, TFLOP/s/device: 900.0, MFU: 36.00%, Tokens/s/device: 3290.5, total_weights: 1, loss: 7.1\n";
+  return s;
+}
+
+TEST(LogLine, PeelsPrefixes) {
+  LogLine a = SplitLogLine(" 8: F0224 19:21:00 client.h:77] Terminating process");
+  EXPECT_EQ(a.rank, 8);
+  EXPECT_TRUE(a.has_time);
+  EXPECT_EQ(a.severity, 'F');
+  EXPECT_EQ(a.content, "Terminating process");
+  EXPECT_EQ(LineTime(a, Iso("2026-03-01T00:00:00Z")), Iso("2026-02-24T19:21:00Z"));
+  // A January reference resolves a December stamp to the previous year.
+  EXPECT_EQ(LineTime(SplitLogLine("I1231 23:59:00.1 1 x.py:1] m"), Iso("2026-01-01T00:10:00Z")), Iso("2025-12-31T23:59:00Z"));
+  LogLine b = SplitLogLine("2026-02-24 19:21:00,123 - INFO - completed step: 3\r");
+  EXPECT_EQ(b.rank, -1);
+  EXPECT_EQ(b.content, "- INFO - completed step: 3");
+  EXPECT_EQ(LineTime(b, 0), Iso("2026-02-24T19:21:00Z"));
+  EXPECT_EQ(SplitLogLine("12:34:56 not a label").rank, -1);
+  EXPECT_EQ(SplitLogLine("[2026-02-24T19:21:00+01:00] x").content, "x");
+  EXPECT_EQ(LineTime(SplitLogLine("[2026-02-24T19:21:00+01:00] x"), 0), Iso("2026-02-24T18:21:00Z"));
+  EXPECT_EQ(StripAnsi("\x1b[1m\x1b[32mSUCCESS (exit 0)\x1b(B\x1b[m"), "SUCCESS (exit 0)");
+}
+
+TEST(Scanner, EmptyFile) {
+  TempDir d;
+  WriteFile(d.path() / "e.log", "");
+  FileScan f = ScanFile(d.path() / "e.log");
+  EXPECT_EQ(f.scan.lines, 0u);
+  EXPECT_TRUE(f.scan.steps.empty());
+}
+
+TEST(Scanner, BinaryGarbageIsHarmless) {
+  TempDir d;
+  std::mt19937 rng(42);
+  std::string junk(8 << 20, '\0');
+  for (auto& c : junk) c = static_cast<char>(rng());
+  junk += "\n3: completed step: 7, seconds: 1.0, Tokens/s/device: 10\n";
+  junk += std::string(1000, '\xff');
+  WriteFile(d.path() / "b.log", junk);
+  FileScan f = ScanFile(d.path() / "b.log");
+  EXPECT_EQ(f.scan.bytes, junk.size());
+  ASSERT_FALSE(f.scan.steps.empty());
+  EXPECT_EQ(f.scan.steps.back().step, 7);
+}
+
+TEST(Scanner, FiftyMegabyteSingleLine) {
+  TempDir d;
+  std::string line(50 << 20, 'a');
+  line.replace(1000, 18, "RESOURCE_EXHAUSTED");
+  std::string log = StepLines(0, 2, 1) + line + "\n" + StepLines(3, 4, 1);
+  WriteFile(d.path() / "big.log", log);
+  FileScan f = ScanFile(d.path() / "big.log");
+  EXPECT_EQ(f.scan.lines, 6u);
+  EXPECT_EQ(f.scan.oversized_lines, 1u);
+  EXPECT_EQ(f.scan.steps.size(), 5u);
+  ASSERT_TRUE(f.scan.signatures.count("resource_exhausted"));
+  EXPECT_EQ(f.scan.signatures.at("resource_exhausted").first[0].line, 4u);
+  EXPECT_EQ(f.scan.steps.back().first_line, 6u);
+  EXPECT_LE(f.scan.signatures.at("resource_exhausted").first[0].text.size(), kMaxEvidenceText);
+}
+
+TEST(Scanner, LineNumbersAcrossReadBlocks) {
+  TempDir d;
+  std::string log;
+  for (int i = 0; i < 200000; ++i) log += "noise line number " + std::to_string(i) + " NCCL INFO Channel 00/0\n";
+  log += "0: completed step: 1, seconds: 1.0\n";
+  WriteFile(d.path() / "n.log", log);
+  FileScan f = ScanFile(d.path() / "n.log");
+  EXPECT_EQ(f.scan.lines, 200001u);
+  ASSERT_EQ(f.scan.steps.size(), 1u);
+  EXPECT_EQ(f.scan.steps[0].first_line, 200001u);
+}
+
+TEST(Scanner, NotARegularFileOrUnreadable) {
+  TempDir d;
+  std::filesystem::create_directories(d.path() / "dir.log");
+  EXPECT_THROW(ScanFile(d.path() / "dir.log"), std::runtime_error);
+  ASSERT_EQ(mkfifo((d.path() / "fifo.log").c_str(), 0600), 0);
+  try {
+    ScanFile(d.path() / "fifo.log");
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos);
+  }
+  EXPECT_THROW(ScanFile(d.path() / "missing.log"), std::runtime_error);
+  std::filesystem::create_symlink("loop2.log", d.path() / "loop1.log");
+  std::filesystem::create_symlink("loop1.log", d.path() / "loop2.log");
+  try {
+    ScanFile(d.path() / "loop1.log");
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("loop"), std::string::npos);
+  }
+  if (geteuid() != 0) {   // root reads mode-000 files anyway
+    WriteFile(d.path() / "locked.log", "x\n");
+    chmod((d.path() / "locked.log").c_str(), 0);
+    EXPECT_THROW(ScanFile(d.path() / "locked.log"), std::runtime_error);
+  }
+}
+
+TEST(ScanCacheTest, UnchangedAppendedTruncated) {
+  TempDir d;
+  auto p = d.path() / "j.log";
+  WriteFile(p, StepLines(0, 9, 4));
+  testing::SetMtime(p, 1000);
+  ScanCache cache;
+  auto a = cache.Get(p);
+  EXPECT_FALSE(a.from_cache);
+  auto b = cache.Get(p);
+  EXPECT_TRUE(b.from_cache);
+  EXPECT_EQ(a.data.get(), b.data.get());   // shared, not copied
+  // Append: only the new bytes are scanned, and the result equals a full scan.
+  {
+    std::ofstream f(p, std::ios::app);
+    f << StepLines(10, 14, 4) << "2: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 1GiB";   // no '\n' yet
+  }
+  testing::SetMtime(p, 1001);
+  auto c = cache.Get(p);
+  EXPECT_TRUE(c.incremental);
+  EXPECT_EQ(c.data->scan.steps.size(), 15u);
+  EXPECT_EQ(c.data->scan.signatures.count("resource_exhausted"), 1u);
+  FileScan full = ScanFile(p);
+  EXPECT_EQ(full.scan.lines, c.data->scan.lines);
+  EXPECT_EQ(full.scan.step_lines, c.data->scan.step_lines);
+  {
+    std::ofstream f(p, std::ios::app);
+    f << "\n" << StepLines(15, 15, 4);
+  }
+  testing::SetMtime(p, 1002);
+  auto e = cache.Get(p);
+  EXPECT_TRUE(e.incremental);
+  EXPECT_EQ(e.data->scan.steps.size(), 16u);
+  EXPECT_EQ(e.data->scan.signatures.at("resource_exhausted").count, 1u);   // the partial line was not counted twice
+  EXPECT_EQ(e.data->scan.lines, ScanFile(p).scan.lines);
+  // Rewritten shorter: a full rescan.
+  WriteFile(p, StepLines(0, 2, 1));
+  testing::SetMtime(p, 1003);
+  auto g = cache.Get(p);
+  EXPECT_FALSE(g.incremental);
+  EXPECT_EQ(g.data->scan.steps.size(), 3u);
+  // Same size, different bytes before the resume point: not taken for an append.
+  WriteFile(p, StepLines(5, 7, 1));
+  testing::SetMtime(p, 1004);
+  {
+    std::ofstream f(p, std::ios::app);
+    f << StepLines(8, 8, 1);
+  }
+  testing::SetMtime(p, 1005);
+  auto h = cache.Get(p);
+  EXPECT_EQ(h.data->scan.steps.front().step, 5);
+}
+
+TEST(Scanner, AppendedAndTruncatedWhileBeingRead) {
+  TempDir d;
+  auto p = d.path() / "live.log";
+  WriteFile(p, StepLines(0, 20000, 8));   // ~22 MB
+  const auto size0 = std::filesystem::file_size(p);
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    int i = 20001;
+    while (!stop) {
+      std::ofstream f(p, std::ios::app);
+      f << StepLines(i, i, 8);
+      ++i;
+    }
+  });
+  for (int round = 0; round < 3; ++round) {
+    FileScan f = ScanFile(p);
+    EXPECT_GE(f.scan.bytes, size0);
+    EXPECT_GE(f.scan.steps.size(), 20001u);
+  }
+  stop = true;
+  writer.join();
+  // Truncation racing the read: either result is fine, a crash or an exception is not.
+  std::thread truncater([&] { std::filesystem::resize_file(p, 1000); });
+  FileScan t = ScanFile(p);
+  truncater.join();
+  EXPECT_LE(t.scan.steps.size(), 30000u);
+  ScanCache cache;
+  auto again = cache.Get(p);
+  EXPECT_EQ(again.data->size, 1000u);
+}
+
+}  // namespace
+}  // namespace mt::tools

@@ -1,0 +1,154 @@
+// The three MCP tools as an agent sees them: catalogue entries, read-only annotations,
+// outputs that validate against their own outputSchema, and errors the model can fix.
+#include <gtest/gtest.h>
+
+#include "mcp/call_context.h"
+#include "mcp/schema_validator.h"
+#include "test_util.h"
+#include "tools/list_jobs_tool.h"
+#include "tools/read_log_tool.h"
+#include "tools/triage_log_tool.h"
+
+namespace mt::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+class NullContext : public mcp::CallContext {
+ public:
+  mcp::Era era() const override { return mcp::Era::kLegacy; }
+  const mcp::Principal& caller() const override { return principal_; }
+  const Json& client_capabilities() const override { return caps_; }
+  bool ClientCan(const std::string&) const override { return false; }
+  bool cancelled() const override { return false; }
+  void ReportProgress(double, std::optional<double>, const std::string&) override {}
+  void Log(mcp::LogLevel, const Json&, const std::string&) override {}
+  Json AskClient(const mcp::InputRequest&, std::chrono::milliseconds) override { return nullptr; }
+  std::map<std::string, Json> AskClientAll(const std::vector<mcp::InputRequest>&) override { return {}; }
+  const Json& round_state() const override { return state_; }
+  void set_round_state(Json s) override { state_ = std::move(s); }
+
+ private:
+  mcp::Principal principal_;
+  Json caps_ = Json::object();
+  Json state_;
+};
+
+class ToolsMcp : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new testing::TempDir();
+    ws_ = dir_->path() / "outputs";
+    fs::create_directories(ws_);
+    const fs::path src = MT_FIXTURE_DIR;
+    auto mt = testing::ReadMtimes(src / "mtimes.txt");
+    int id = 9500;
+    // Every committed fixture becomes a job <id>-JAX-<fixture>.log with its directory.
+    for (const auto& e : fs::directory_iterator(src)) {
+      if (e.path().extension() != ".log") continue;
+      std::string stem = std::to_string(id++) + "-JAX-" + e.path().stem().string();
+      fs::copy_file(e.path(), ws_ / (stem + ".log"));
+      fs::create_directories(ws_ / stem);
+      fs::create_symlink("../" + stem + ".log", ws_ / stem / "log");
+      testing::SetMtime(ws_ / (stem + ".log"), testing::Iso(mt.at(e.path().filename().string())));
+      names_->push_back(stem);
+    }
+  }
+  static void TearDownTestSuite() { delete dir_; }
+
+  mcp::ToolResult Call(const mcp::Tool& t, const Json& args) {
+    if (auto err = mcp::ValidateSchema(t.input_schema, args, "arguments")) {
+      mcp::ToolResult r = mcp::ToolResult::Error(*err);
+      return r;
+    }
+    NullContext ctx;
+    mcp::ToolResult r = t.handler(args, ctx);
+    if (!r.is_error) {
+      EXPECT_TRUE(r.structured.has_value());
+      auto bad = mcp::ValidateSchema(t.output_schema, *r.structured, "structuredContent");
+      EXPECT_FALSE(bad.has_value()) << t.name << " " << args << ": " << bad.value_or("");
+      EXPECT_FALSE(r.content.empty());
+    }
+    return r;
+  }
+
+  static testing::TempDir* dir_;
+  static fs::path ws_;
+  static std::vector<std::string>* names_;
+};
+
+testing::TempDir* ToolsMcp::dir_ = nullptr;
+fs::path ToolsMcp::ws_;
+std::vector<std::string>* ToolsMcp::names_ = new std::vector<std::string>();
+
+TEST_F(ToolsMcp, CatalogueEntriesAreReadOnlyWithSchemas) {
+  for (const mcp::Tool& t : {ListJobsTool(ws_), TriageLogTool(ws_), ReadLogTool(ws_)}) {
+    Json j = t.ToJson();
+    EXPECT_FALSE(j["title"].get<std::string>().empty());
+    EXPECT_GT(j["description"].get<std::string>().size(), 80u) << t.name;
+    EXPECT_EQ(j["annotations"]["readOnlyHint"], true);
+    EXPECT_EQ(j["annotations"]["destructiveHint"], false);
+    EXPECT_EQ(j["inputSchema"]["type"], "object");
+    EXPECT_EQ(j["outputSchema"]["type"], "object");
+  }
+}
+
+TEST_F(ToolsMcp, TriageOfEveryFixtureMatchesTheOutputSchema) {
+  mcp::Tool t = TriageLogTool(ws_);
+  for (const auto& name : *names_) {
+    std::string id = name.substr(0, 4);
+    for (const char* detail : {"summary", "full"}) {
+      mcp::ToolResult r = Call(t, Json{{"job", id}, {"now", "2026-02-24T12:00:00Z"}, {"detail", detail}});
+      EXPECT_FALSE(r.is_error) << name << ": " << r.content.dump();
+    }
+  }
+}
+
+TEST_F(ToolsMcp, ListJobsAndReadLogMatchTheirSchemas) {
+  mcp::ToolResult l = Call(ListJobsTool(ws_), Json{{"now", "2026-02-24T10:20:00Z"}, {"detail", "full"}, {"limit", 500}});
+  ASSERT_FALSE(l.is_error) << l.content.dump();
+  EXPECT_EQ((*l.structured)["total"].get<size_t>(), names_->size());
+  bool saw_running = false, saw_completed = false;
+  for (const auto& j : (*l.structured)["jobs"]) {
+    if (j["name"].get<std::string>().find("running") != std::string::npos) saw_running = j["status"] == "running";
+    if (j["name"] == "JAX-completed") saw_completed = j["status"] == "completed" && j["last_step"] == 29 && j["nodes"] == 2;
+  }
+  EXPECT_TRUE(saw_running);
+  EXPECT_TRUE(saw_completed);
+  mcp::ToolResult brief = Call(ListJobsTool(ws_), Json{{"limit", 3}});
+  EXPECT_TRUE((*brief.structured)["truncated"].get<bool>());
+  EXPECT_EQ((*brief.structured)["jobs"].size(), 3u);
+
+  mcp::Tool rl = ReadLogTool(ws_);
+  std::string oom_id;
+  for (const auto& n : *names_)
+    if (n.ends_with("-JAX-oom")) oom_id = n.substr(0, 4);
+  mcp::ToolResult r = Call(rl, Json{{"job", oom_id}, {"grep", "RESOURCE_EXHAUSTED"}, {"context", 1}});
+  ASSERT_FALSE(r.is_error) << r.content.dump();
+  EXPECT_EQ((*r.structured)["matches"], 2);
+  r = Call(rl, Json{{"job", oom_id}, {"lines", "-5:"}});
+  EXPECT_EQ((*r.structured)["returned"], 5);
+  r = Call(rl, Json{{"job", oom_id}, {"file", "log"}, {"lines", "1:2"}});
+  EXPECT_EQ((*r.structured)["lines"][0]["text"], "JOB_ID=9004");
+}
+
+TEST_F(ToolsMcp, BadArgumentsAreToolErrorsNotCrashes) {
+  mcp::Tool t = TriageLogTool(ws_);
+  mcp::Tool rl = ReadLogTool(ws_);
+  for (const Json& args : {Json{{"job", "../../etc/passwd"}}, Json{{"job", "/etc/passwd"}}, Json{{"job", "424242"}},
+                           Json{{"job", "9500"}, {"now", "yesterday"}}, Json{{"job", "9500"}, {"extra", 1}},
+                           Json{{"job", ""}}, Json{{"now", "2026-02-24T10:00:00Z"}}}) {
+    mcp::ToolResult r = Call(t, args);
+    EXPECT_TRUE(r.is_error) << args;
+    EXPECT_FALSE(r.content.empty());
+  }
+  for (const Json& args : {Json{{"job", "9500"}, {"file", "../../../etc/passwd"}}, Json{{"job", "9500"}, {"grep", "(bad"}},
+                           Json{{"job", "9500"}, {"lines", "9:3"}}, Json{{"job", "9500"}, {"lines", "a:b"}},
+                           Json{{"job", "9500"}, {"file", "/etc/passwd"}}}) {
+    mcp::ToolResult r = Call(rl, args);
+    EXPECT_TRUE(r.is_error) << args;
+  }
+}
+
+}  // namespace
+}  // namespace mt::tools
