@@ -134,6 +134,17 @@ class HttpTransport::SseChannel : public Channel {
   bool closed_ = false;
 };
 
+// Collects what a quick handler sends before its response.
+class BufferChannel : public Channel {
+ public:
+  bool CanSend() const override { return true; }
+  bool Send(const Json& message) override {
+    messages.push_back(message);
+    return true;
+  }
+  std::vector<Json> messages;
+};
+
 // The legacy GET stream of a session: notifications queue here, the stream drains them.
 struct HttpTransport::GetStream {
   std::mutex mu;
@@ -147,6 +158,7 @@ HttpTransport::HttpTransport(Server& server, HttpOptions options)
   size_t threads = options_.threads;
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http_->set_payload_max_length(options_.max_body_bytes);
+  http_->set_tcp_nodelay(true);   // SSE replies are several small writes: no Nagle stalls
   http_->set_keep_alive_max_count(100000);
   http_->set_keep_alive_timeout(30);
   http_->set_read_timeout(30, 0);
@@ -296,7 +308,7 @@ void HttpTransport::HandlePost(const httplib::Request& req, httplib::Response& r
   Json id;
   Message m;
   try {
-    m = server_.Decode(raw, &id);
+    m = server_.Decode(std::move(raw), &id);
   } catch (const RpcError& e) {
     SendRpcError(res, 400, id, e);
     return;
@@ -358,7 +370,27 @@ void HttpTransport::HandlePost(const httplib::Request& req, httplib::Response& r
     return;
   }
 
-  if (Server::WantsStream(m, *env) && Accepts(req, "text/event-stream")) {
+  bool stream = Server::WantsStream(m, *env) && Accepts(req, "text/event-stream");
+  if (stream && server_.IsQuick(m)) {
+    // A quick handler never waits on the client: run it now, and answer as plain JSON
+    // unless it produced messages to go before the response (then one SSE body).
+    BufferChannel buffer;
+    env->channel = &buffer;
+    auto reply = server_.Dispatch(m, *env);
+    env->channel = nullptr;
+    if (buffer.messages.empty()) {
+      if (reply) SendJson(res, 200, *reply);
+      else res.status = 202;
+      return;
+    }
+    std::string body;
+    for (const auto& msg : buffer.messages) body += SseEvent(msg);
+    if (reply) body += SseEvent(*reply);
+    res.set_header("Cache-Control", "no-cache");
+    res.set_content(body, "text/event-stream");
+    return;
+  }
+  if (stream) {
     res.set_header("Cache-Control", "no-cache");
     res.set_header("X-Accel-Buffering", "no");
     res.set_chunked_content_provider(

@@ -18,7 +18,7 @@ bool IsValidId(const Json& id) {
 
 }  // namespace
 
-Message Classify(const Json& raw, Json* id_out) {
+Message Classify(Json raw, Json* id_out) {
   *id_out = nullptr;
   if (!raw.is_object()) {
     throw RpcError(kInvalidRequest, raw.is_array() ? "JSON-RPC batches are not supported (removed in MCP 2025-06-18)"
@@ -41,7 +41,7 @@ Message Classify(const Json& raw, Json* id_out) {
     auto params = raw.find("params");
     if (params != raw.end() && !params->is_null()) {
       if (!params->is_object()) throw RpcError(kInvalidRequest, "\"params\" must be an object");
-      m.params = *params;
+      m.params = std::move(*params);
     } else {
       m.params = Json::object();
     }
@@ -62,13 +62,19 @@ Message Classify(const Json& raw, Json* id_out) {
   }
   m.kind = MessageKind::kResponse;
   m.id = *id_it;
-  if (result != raw.end()) m.result = *result;
-  if (error != raw.end()) m.error = *error;
+  if (result != raw.end()) m.result = std::move(*result);
+  if (error != raw.end()) m.error = std::move(*error);
   return m;
 }
 
+// Built member by member: nlohmann's initializer lists copy their values, and results
+// can be large.
 Json MakeResult(const Json& id, Json result) {
-  return Json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
+  Json r(Json::value_t::object);
+  r["jsonrpc"] = "2.0";
+  r["id"] = id;
+  r["result"] = std::move(result);
+  return r;
 }
 
 Json MakeError(const Json& id, const RpcError& error) {
@@ -80,7 +86,9 @@ Json MakeError(const Json& id, const RpcError& error) {
 }
 
 Json MakeNotification(std::string method, Json params) {
-  Json n = {{"jsonrpc", "2.0"}, {"method", std::move(method)}};
+  Json n(Json::value_t::object);
+  n["jsonrpc"] = "2.0";
+  n["method"] = std::move(method);
   if (!params.is_null()) n["params"] = std::move(params);
   return n;
 }

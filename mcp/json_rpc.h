@@ -51,7 +51,7 @@ struct Message {
 
 // Checks the JSON-RPC 2.0 envelope. Throws RpcError(kInvalidRequest) with a specific
 // message; the thrown error carries the id when one could be read (`*id_out`).
-Message Classify(const Json& raw, Json* id_out);
+Message Classify(Json raw, Json* id_out);
 
 Json MakeResult(const Json& id, Json result);
 Json MakeError(const Json& id, const RpcError& error);

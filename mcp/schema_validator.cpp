@@ -73,29 +73,78 @@ std::string Short(const Json& v) {
   return s;
 }
 
+// The keywords this validator enforces. A schema node is scanned once into a table of
+// pointers, so a node costs one pass over the keys it has, not a lookup per keyword.
+enum Kw {
+  kRef, kType, kEnum, kConst, kMinimum, kMaximum, kExclusiveMinimum, kExclusiveMaximum, kMultipleOf,
+  kMinLength, kMaxLength, kPattern, kMinItems, kMaxItems, kUniqueItems, kPrefixItems, kItems, kRequired,
+  kMinProperties, kMaxProperties, kProperties, kPatternProperties, kAdditionalProperties, kAllOf, kAnyOf,
+  kOneOf, kNot, kIf, kThen, kElse, kKwCount
+};
+
+struct Keywords {
+  const Json* k[kKwCount] = {};
+  explicit Keywords(const Json& s) {
+    static const std::map<std::string, Kw, std::less<>> names = {
+        {"$ref", kRef}, {"type", kType}, {"enum", kEnum}, {"const", kConst}, {"minimum", kMinimum},
+        {"maximum", kMaximum}, {"exclusiveMinimum", kExclusiveMinimum}, {"exclusiveMaximum", kExclusiveMaximum},
+        {"multipleOf", kMultipleOf}, {"minLength", kMinLength}, {"maxLength", kMaxLength}, {"pattern", kPattern},
+        {"minItems", kMinItems}, {"maxItems", kMaxItems}, {"uniqueItems", kUniqueItems}, {"prefixItems", kPrefixItems},
+        {"items", kItems}, {"required", kRequired}, {"minProperties", kMinProperties}, {"maxProperties", kMaxProperties},
+        {"properties", kProperties}, {"patternProperties", kPatternProperties},
+        {"additionalProperties", kAdditionalProperties}, {"allOf", kAllOf}, {"anyOf", kAnyOf}, {"oneOf", kOneOf},
+        {"not", kNot}, {"if", kIf}, {"then", kThen}, {"else", kElse}};
+    for (auto it = s.begin(); it != s.end(); ++it) {
+      auto n = names.find(it.key());
+      if (n != names.end()) k[n->second] = &it.value();
+    }
+  }
+  const Json* operator[](Kw w) const { return k[w]; }
+};
+
+// Where in the value we are; rendered to "arguments.nodes[2]" only when reporting.
+struct Path {
+  const Path* parent = nullptr;
+  const std::string* key = nullptr;   // property name, or
+  size_t index = 0;                   // array index when key is null
+  const std::string* root = nullptr;  // set on the root only
+
+  std::string Render() const {
+    if (root) return *root;
+    std::string p = parent->Render();
+    return key ? p + "." + *key : p + "[" + std::to_string(index) + "]";
+  }
+};
+
+std::optional<double> Number(const Json* j) {
+  if (!j || !j->is_number()) return std::nullopt;
+  return j->get<double>();
+}
+
 class Validator {
  public:
   explicit Validator(const Json& root) : root_(root) {}
 
-  std::optional<std::string> Check(const Json& s, const Json& v, const std::string& path, int depth = 0) {
-    if (depth > 64) return path + ": schema nesting too deep (recursive $ref?)";
+  std::optional<std::string> Check(const Json& s, const Json& v, const Path& path, int depth = 0) {
+    if (depth > 64) return path.Render() + ": schema nesting too deep (recursive $ref?)";
     if (s.is_boolean()) {
       if (s.get<bool>()) return std::nullopt;
-      return path + ": no value is allowed here";
+      return path.Render() + ": no value is allowed here";
     }
     if (!s.is_object()) return std::nullopt;
+    Keywords k(s);
 
-    if (auto r = s.find("$ref"); r != s.end() && r->is_string()) {
+    if (const Json* r = k[kRef]; r && r->is_string()) {
       const Json* target = Resolve(r->get<std::string>());
-      if (!target) return path + ": schema has an unresolvable $ref " + r->get<std::string>();
+      if (!target) return path.Render() + ": schema has an unresolvable $ref " + r->get<std::string>();
       if (auto e = Check(*target, v, path, depth + 1)) return e;
     }
-    if (auto t = s.find("type"); t != s.end()) {
+    if (const Json* t = k[kType]) {
       bool ok = false;
       std::string want;
       if (t->is_string()) {
-        want = t->get<std::string>();
-        ok = HasType(v, want);
+        ok = HasType(v, t->get_ref<const std::string&>());
+        if (!ok) want = t->get<std::string>();
       } else if (t->is_array()) {
         for (const auto& x : *t) {
           if (!x.is_string()) continue;
@@ -106,37 +155,36 @@ class Validator {
       } else {
         ok = true;
       }
-      if (!ok) return path + ": expected " + want + ", got " + TypeName(v);
+      if (!ok) return path.Render() + ": expected " + want + ", got " + TypeName(v);
     }
-    if (auto e = s.find("enum"); e != s.end() && e->is_array()) {
+    if (const Json* e = k[kEnum]; e && e->is_array()) {
       bool found = false;
       for (const auto& x : *e) found = found || x == v;
-      if (!found) return path + ": " + Short(v) + " is not one of " + Short(*e);
+      if (!found) return path.Render() + ": " + Short(v) + " is not one of " + Short(*e);
     }
-    if (auto c = s.find("const"); c != s.end() && *c != v) return path + ": must be " + Short(*c);
+    if (const Json* c = k[kConst]; c && *c != v) return path.Render() + ": must be " + Short(*c);
 
     if (v.is_number()) {
-      if (auto e = Numeric(s, v, path)) return e;
+      if (auto e = NumericChecks(k, v, path)) return e;
     }
     if (v.is_string()) {
       const auto& str = v.get_ref<const std::string&>();
-      if (auto m = s.find("minLength"); m != s.end() && m->is_number() && CodePoints(str) < m->get<double>())
-        return path + ": shorter than " + m->dump() + " characters";
-      if (auto m = s.find("maxLength"); m != s.end() && m->is_number() && CodePoints(str) > m->get<double>())
-        return path + ": longer than " + m->dump() + " characters";
-      if (auto p = s.find("pattern"); p != s.end() && p->is_string()) {
+      if (auto m = Number(k[kMinLength]); m && CodePoints(str) < *m)
+        return path.Render() + ": shorter than " + k[kMinLength]->dump() + " characters";
+      if (auto m = Number(k[kMaxLength]); m && CodePoints(str) > *m)
+        return path.Render() + ": longer than " + k[kMaxLength]->dump() + " characters";
+      if (const Json* p = k[kPattern]; p && p->is_string()) {
         const RE2* re = Pattern(p->get<std::string>());
-        if (re && !RE2::PartialMatch(str, *re)) return path + ": does not match pattern " + p->get<std::string>();
+        if (re && !RE2::PartialMatch(str, *re)) return path.Render() + ": does not match pattern " + p->get<std::string>();
       }
     }
     if (v.is_array()) {
-      if (auto e = Array(s, v, path, depth)) return e;
+      if (auto e = Array(k, v, path, depth)) return e;
     }
     if (v.is_object()) {
-      if (auto e = Object(s, v, path, depth)) return e;
+      if (auto e = Object(k, v, path, depth)) return e;
     }
-    if (auto e = Combinators(s, v, path, depth)) return e;
-    return std::nullopt;
+    return Combinators(k, v, path, depth);
   }
 
  private:
@@ -151,70 +199,70 @@ class Validator {
     }
   }
 
-  std::optional<std::string> Numeric(const Json& s, const Json& v, const std::string& path) {
+  std::optional<std::string> NumericChecks(const Keywords& k, const Json& v, const Path& path) {
     double x = v.get<double>();
-    auto num = [&](const char* k) -> std::optional<double> {
-      auto it = s.find(k);
-      if (it == s.end() || !it->is_number()) return std::nullopt;
-      return it->get<double>();
-    };
-    if (auto m = num("minimum"); m && x < *m) return path + ": must be >= " + s["minimum"].dump();
-    if (auto m = num("maximum"); m && x > *m) return path + ": must be <= " + s["maximum"].dump();
-    if (auto m = num("exclusiveMinimum"); m && x <= *m) return path + ": must be > " + s["exclusiveMinimum"].dump();
-    if (auto m = num("exclusiveMaximum"); m && x >= *m) return path + ": must be < " + s["exclusiveMaximum"].dump();
-    if (auto m = num("multipleOf"); m && *m > 0) {
+    if (auto m = Number(k[kMinimum]); m && x < *m) return path.Render() + ": must be >= " + k[kMinimum]->dump();
+    if (auto m = Number(k[kMaximum]); m && x > *m) return path.Render() + ": must be <= " + k[kMaximum]->dump();
+    if (auto m = Number(k[kExclusiveMinimum]); m && x <= *m)
+      return path.Render() + ": must be > " + k[kExclusiveMinimum]->dump();
+    if (auto m = Number(k[kExclusiveMaximum]); m && x >= *m)
+      return path.Render() + ": must be < " + k[kExclusiveMaximum]->dump();
+    if (auto m = Number(k[kMultipleOf]); m && *m > 0) {
       double q = x / *m;
-      if (std::fabs(q - std::round(q)) > 1e-9) return path + ": must be a multiple of " + s["multipleOf"].dump();
+      if (std::fabs(q - std::round(q)) > 1e-9) return path.Render() + ": must be a multiple of " + k[kMultipleOf]->dump();
     }
     return std::nullopt;
   }
 
-  std::optional<std::string> Array(const Json& s, const Json& v, const std::string& path, int depth) {
+  std::optional<std::string> Array(const Keywords& k, const Json& v, const Path& path, int depth) {
     size_t n = v.size();
-    if (auto m = s.find("minItems"); m != s.end() && m->is_number() && n < m->get<double>())
-      return path + ": needs at least " + m->dump() + " items";
-    if (auto m = s.find("maxItems"); m != s.end() && m->is_number() && n > m->get<double>())
-      return path + ": allows at most " + m->dump() + " items";
-    if (auto u = s.find("uniqueItems"); u != s.end() && u->is_boolean() && u->get<bool>()) {
+    if (auto m = Number(k[kMinItems]); m && n < *m) return path.Render() + ": needs at least " + k[kMinItems]->dump() + " items";
+    if (auto m = Number(k[kMaxItems]); m && n > *m) return path.Render() + ": allows at most " + k[kMaxItems]->dump() + " items";
+    if (const Json* u = k[kUniqueItems]; u && u->is_boolean() && u->get<bool>()) {
       for (size_t i = 0; i < n; ++i)
         for (size_t j = i + 1; j < n; ++j)
-          if (v[i] == v[j]) return path + ": items must be unique (" + Short(v[i]) + " repeats)";
+          if (v[i] == v[j]) return path.Render() + ": items must be unique (" + Short(v[i]) + " repeats)";
     }
     size_t first = 0;
-    if (auto p = s.find("prefixItems"); p != s.end() && p->is_array()) {
-      for (; first < p->size() && first < n; ++first)
-        if (auto e = Check((*p)[first], v[first], path + "[" + std::to_string(first) + "]", depth + 1)) return e;
+    if (const Json* p = k[kPrefixItems]; p && p->is_array()) {
+      for (; first < p->size() && first < n; ++first) {
+        Path child{&path, nullptr, first, nullptr};
+        if (auto e = Check((*p)[first], v[first], child, depth + 1)) return e;
+      }
     }
-    if (auto it = s.find("items"); it != s.end() && (it->is_object() || it->is_boolean())) {
-      for (size_t i = first; i < n; ++i)
-        if (auto e = Check(*it, v[i], path + "[" + std::to_string(i) + "]", depth + 1)) return e;
+    if (const Json* it = k[kItems]; it && (it->is_object() || it->is_boolean())) {
+      for (size_t i = first; i < n; ++i) {
+        Path child{&path, nullptr, i, nullptr};
+        if (auto e = Check(*it, v[i], child, depth + 1)) return e;
+      }
     }
     return std::nullopt;
   }
 
-  std::optional<std::string> Object(const Json& s, const Json& v, const std::string& path, int depth) {
-    if (auto r = s.find("required"); r != s.end() && r->is_array()) {
-      for (const auto& k : *r)
-        if (k.is_string() && !v.contains(k.get<std::string>()))
-          return path + "." + k.get<std::string>() + ": required property is missing";
+  std::optional<std::string> Object(const Keywords& k, const Json& v, const Path& path, int depth) {
+    if (const Json* r = k[kRequired]; r && r->is_array()) {
+      for (const auto& key : *r)
+        if (key.is_string() && !v.contains(key.get<std::string>()))
+          return path.Render() + "." + key.get<std::string>() + ": required property is missing";
     }
-    if (auto m = s.find("minProperties"); m != s.end() && m->is_number() && v.size() < m->get<double>())
-      return path + ": needs at least " + m->dump() + " properties";
-    if (auto m = s.find("maxProperties"); m != s.end() && m->is_number() && v.size() > m->get<double>())
-      return path + ": allows at most " + m->dump() + " properties";
-    auto props = s.find("properties");
-    auto pattern_props = s.find("patternProperties");
-    auto additional = s.find("additionalProperties");
+    if (auto m = Number(k[kMinProperties]); m && v.size() < *m)
+      return path.Render() + ": needs at least " + k[kMinProperties]->dump() + " properties";
+    if (auto m = Number(k[kMaxProperties]); m && v.size() > *m)
+      return path.Render() + ": allows at most " + k[kMaxProperties]->dump() + " properties";
+    const Json* props = k[kProperties];
+    const Json* pattern_props = k[kPatternProperties];
+    const Json* additional = k[kAdditionalProperties];
+    if (!props && !pattern_props && !additional) return std::nullopt;
     for (auto it = v.begin(); it != v.end(); ++it) {
-      const std::string child = path + "." + it.key();
+      Path child{&path, &it.key(), 0, nullptr};
       bool matched = false;
-      if (props != s.end() && props->is_object()) {
+      if (props && props->is_object()) {
         if (auto p = props->find(it.key()); p != props->end()) {
           matched = true;
           if (auto e = Check(*p, it.value(), child, depth + 1)) return e;
         }
       }
-      if (pattern_props != s.end() && pattern_props->is_object()) {
+      if (pattern_props && pattern_props->is_object()) {
         for (auto pp = pattern_props->begin(); pp != pattern_props->end(); ++pp) {
           const RE2* re = Pattern(pp.key());
           if (re && RE2::PartialMatch(it.key(), *re)) {
@@ -223,9 +271,9 @@ class Validator {
           }
         }
       }
-      if (!matched && additional != s.end()) {
+      if (!matched && additional) {
         if (additional->is_boolean() && !additional->get<bool>())
-          return child + ": unknown property (allowed: " + Allowed(s) + ")";
+          return child.Render() + ": unknown property (allowed: " + Allowed(props) + ")";
         if (additional->is_object())
           if (auto e = Check(*additional, it.value(), child, depth + 1)) return e;
       }
@@ -233,42 +281,44 @@ class Validator {
     return std::nullopt;
   }
 
-  static std::string Allowed(const Json& s) {
+  static std::string Allowed(const Json* props) {
     std::string names;
-    if (auto p = s.find("properties"); p != s.end() && p->is_object())
-      for (auto it = p->begin(); it != p->end(); ++it) names += (names.empty() ? "" : ", ") + it.key();
+    if (props && props->is_object())
+      for (auto it = props->begin(); it != props->end(); ++it) names += (names.empty() ? "" : ", ") + it.key();
     return names.empty() ? "none" : names;
   }
 
-  std::optional<std::string> Combinators(const Json& s, const Json& v, const std::string& path, int depth) {
-    if (auto a = s.find("allOf"); a != s.end() && a->is_array()) {
+  std::optional<std::string> Combinators(const Keywords& k, const Json& v, const Path& path, int depth) {
+    if (const Json* a = k[kAllOf]; a && a->is_array()) {
       for (const auto& sub : *a)
         if (auto e = Check(sub, v, path, depth + 1)) return e;
     }
-    if (auto a = s.find("anyOf"); a != s.end() && a->is_array()) {
+    if (const Json* a = k[kAnyOf]; a && a->is_array()) {
       std::optional<std::string> first_error;
       bool any = false;
       for (const auto& sub : *a) {
         auto e = Check(sub, v, path, depth + 1);
-        if (!e) { any = true; break; }
+        if (!e) {
+          any = true;
+          break;
+        }
         if (!first_error) first_error = e;
       }
-      if (!any) return path + ": matches none of the allowed alternatives (first: " + first_error.value_or("?") + ")";
+      if (!any)
+        return path.Render() + ": matches none of the allowed alternatives (first: " + first_error.value_or("?") + ")";
     }
-    if (auto a = s.find("oneOf"); a != s.end() && a->is_array()) {
+    if (const Json* a = k[kOneOf]; a && a->is_array()) {
       int matches = 0;
       for (const auto& sub : *a)
         if (!Check(sub, v, path, depth + 1)) ++matches;
-      if (matches != 1)
-        return path + ": must match exactly one alternative, matches " + std::to_string(matches);
+      if (matches != 1) return path.Render() + ": must match exactly one alternative, matches " + std::to_string(matches);
     }
-    if (auto n = s.find("not"); n != s.end()) {
-      if (!Check(*n, v, path, depth + 1)) return path + ": matches a schema it must not match";
+    if (const Json* n = k[kNot]) {
+      if (!Check(*n, v, path, depth + 1)) return path.Render() + ": matches a schema it must not match";
     }
-    if (auto i = s.find("if"); i != s.end()) {
+    if (const Json* i = k[kIf]) {
       bool cond = !Check(*i, v, path, depth + 1);
-      auto branch = s.find(cond ? "then" : "else");
-      if (branch != s.end())
+      if (const Json* branch = k[cond ? kThen : kElse])
         if (auto e = Check(*branch, v, path, depth + 1)) return e;
     }
     return std::nullopt;
@@ -281,7 +331,8 @@ class Validator {
 
 std::optional<std::string> ValidateSchema(const Json& schema, const Json& value, const std::string& root_name) {
   Validator v(schema);
-  return v.Check(schema, value, root_name);
+  Path root{nullptr, nullptr, 0, &root_name};
+  return v.Check(schema, value, root);
 }
 
 }  // namespace mt::mcp

@@ -128,11 +128,11 @@ bool Server::IsQuick(const Message& m) const {
   return !tool || tool->quick;
 }
 
-std::optional<Json> Server::Handle(const Json& raw, RequestEnv& env) {
+std::optional<Json> Server::Handle(Json raw, RequestEnv& env) {
   Json id;
   Message m;
   try {
-    m = Decode(raw, &id);
+    m = Decode(std::move(raw), &id);
   } catch (const RpcError& e) {
     return MakeError(id, e);
   }
@@ -334,11 +334,12 @@ Json Server::CallTool(const Message& m, RequestEnv& env) {
 
   // Modern multi round-trip: earlier answers travel sealed in requestState.
   Json answers = Json::object(), round_state;
-  StateBinding binding{"tools/call", name, RequestStateSealer::Digest(args), env.principal.name};
+  // The state binding hashes the arguments: computed only when a state is involved.
+  auto binding = [&] { return StateBinding{"tools/call", name, RequestStateSealer::Digest(args), env.principal.name}; };
   if (env.era == Era::kModern) {
     if (auto rs = m.params.find("requestState"); rs != m.params.end() && !rs->is_null()) {
       if (!rs->is_string()) throw RpcError(kInvalidParams, "params.requestState must be a string");
-      Json opened = sealer_.Open(rs->get<std::string>(), binding);
+      Json opened = sealer_.Open(rs->get<std::string>(), binding());
       answers = opened.value("answers", Json::object());
       round_state = opened.value("state", Json());
     }
@@ -361,7 +362,7 @@ Json Server::CallTool(const Message& m, RequestEnv& env) {
     for (const auto& q : need.requests) requests[q.key] = {{"method", q.method}, {"params", q.params}};
     return Json{{"resultType", "input_required"},
                 {"inputRequests", std::move(requests)},
-                {"requestState", sealer_.Seal(binding, {{"answers", ctx.answers()}, {"state", ctx.round_state()}})}};
+                {"requestState", sealer_.Seal(binding(), {{"answers", ctx.answers()}, {"state", ctx.round_state()}})}};
   } catch (const RpcError&) {
     throw;
   } catch (const std::exception& e) {
@@ -374,14 +375,15 @@ Json Server::CallTool(const Message& m, RequestEnv& env) {
                             *err + ")");
     }
   }
-  return ToolResultJson(r);
+  return ToolResultJson(std::move(r));
 }
 
-Json Server::ToolResultJson(const ToolResult& r) {
-  Json out = {{"content", r.content}};
-  if (r.structured) out["structuredContent"] = *r.structured;
+Json Server::ToolResultJson(ToolResult r) {
+  Json out(Json::value_t::object);
+  out["content"] = std::move(r.content);
+  if (r.structured) out["structuredContent"] = std::move(*r.structured);
   if (r.is_error) out["isError"] = true;
-  if (!r.meta.is_null()) out["_meta"] = r.meta;
+  if (!r.meta.is_null()) out["_meta"] = std::move(r.meta);
   return out;
 }
 

@@ -64,11 +64,11 @@ class Server {
 
   // Decodes, admits and dispatches one message. Returns the response to send (none for
   // notifications, responses and an ended subscriptions/listen).
-  std::optional<Json> Handle(const Json& raw, RequestEnv& env);
+  std::optional<Json> Handle(Json raw, RequestEnv& env);
 
   // The same in steps, for transports that must pick a status code or a stream mode first.
   // Decode throws RpcError (with `*id` set when readable); Admit throws RpcError.
-  Message Decode(const Json& raw, Json* id) const { return Classify(raw, id); }
+  Message Decode(Json raw, Json* id) const { return Classify(std::move(raw), id); }
   void Admit(const Message& m, RequestEnv& env) const;
   std::optional<Json> Dispatch(const Message& m, RequestEnv& env);
   // A notification or a response from the client (never answered).
@@ -115,7 +115,7 @@ class Server {
   Json ListPrompts(const Json& params, RequestEnv& env);
   Json GetPrompt(const Message& m, RequestEnv& env);
   Json Complete(const Json& params);
-  static Json ToolResultJson(const ToolResult& r);
+  static Json ToolResultJson(ToolResult r);
   std::optional<Json> ListenForChanges(const Message& m, RequestEnv& env);
   Json Decorate(Json result, const std::string& method, const RequestEnv& env) const;
   void OnRegistryChange(ListKind kind);

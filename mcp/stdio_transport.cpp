@@ -36,12 +36,27 @@ StdioTransport::StdioTransport(Server& server, StdioOptions options)
 StdioTransport::~StdioTransport() { server_.Detach(session_.get()); }
 
 bool StdioTransport::Write(const Json& message) {
-  if (output_broken_.load()) return false;
   std::string line = message.dump(-1, ' ', false, Json::error_handler_t::replace);
   line.push_back('\n');
+  return WriteRaw(line);
+}
+
+void StdioTransport::Queue(const Json& message) {
+  pending_ += message.dump(-1, ' ', false, Json::error_handler_t::replace);
+  pending_.push_back('\n');
+}
+
+void StdioTransport::Flush() {
+  if (pending_.empty()) return;
+  WriteRaw(pending_);
+  pending_.clear();
+}
+
+bool StdioTransport::WriteRaw(const std::string& bytes) {
+  if (output_broken_.load()) return false;
   std::lock_guard lock(write_mu_);
-  const char* p = line.data();
-  size_t left = line.size();
+  const char* p = bytes.data();
+  size_t left = bytes.size();
   while (left > 0) {
     ssize_t n = ::write(options_.out_fd, p, left);
     if (n < 0) {
@@ -61,15 +76,15 @@ void StdioTransport::HandleLine(const char* begin, const char* end) {
   if (begin == end) return;
   Json raw = Json::parse(begin, end, nullptr, false);
   if (raw.is_discarded()) {
-    Write(MakeError(nullptr, RpcError(kParseError, "parse error: the line is not valid JSON (UTF-8)")));
+    Queue(MakeError(nullptr, RpcError(kParseError, "parse error: the line is not valid JSON (UTF-8)")));
     return;
   }
   Json id;
   Message m;
   try {
-    m = server_.Decode(raw, &id);
+    m = server_.Decode(std::move(raw), &id);
   } catch (const RpcError& e) {
-    Write(MakeError(id, e));
+    Queue(MakeError(id, e));
     return;
   }
   RequestEnv env;
@@ -84,13 +99,17 @@ void StdioTransport::HandleLine(const char* begin, const char* end) {
   try {
     server_.Admit(m, env);
   } catch (const RpcError& e) {
-    Write(MakeError(m.id, e));
+    Queue(MakeError(m.id, e));
     return;
   }
   if (server_.IsQuick(m)) {
-    if (auto reply = server_.Dispatch(m, env)) Write(*reply);
+    // Nothing can cancel it: the reader is busy running it. Messages it sends (none for
+    // quick tools) go out before the batched replies.
+    env.in_flight = nullptr;
+    if (auto reply = server_.Dispatch(m, env)) Queue(*reply);
     return;
   }
+  Flush();   // keep replies in order with respect to anything the worker writes
   env.cancel = session_->in_flight().Begin(m.id);
   pool_->Submit([this, m = std::move(m), env = std::move(env)]() mutable {
     if (auto reply = server_.Dispatch(m, env)) Write(*reply);
@@ -129,11 +148,12 @@ int StdioTransport::Run() {
       start = end + 1;
       scanned = start;
     }
+    Flush();
     buf.erase(0, start);
     scanned = buf.size();
     if (buf.size() > options_.max_line_bytes) {
       if (!discarding) {
-        Write(MakeError(nullptr, RpcError(kParseError, "parse error: line longer than " +
+        Queue(MakeError(nullptr, RpcError(kParseError, "parse error: line longer than " +
                                                            std::to_string(options_.max_line_bytes) + " bytes")));
       }
       discarding = true;
@@ -142,6 +162,7 @@ int StdioTransport::Run() {
     }
   }
   if (!discarding && !buf.empty()) HandleLine(buf.data(), buf.data() + buf.size());
+  Flush();
   eof_.store(true);
   pool.Drain();   // answer everything already read
   pool_ = nullptr;

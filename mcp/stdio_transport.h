@@ -34,6 +34,11 @@ class StdioTransport {
  private:
   class OutChannel;
   void HandleLine(const char* begin, const char* end);
+  // Replies produced on the reader thread are gathered and written once per read, so a
+  // pipelining client costs one write(2) per batch rather than per message.
+  void Queue(const Json& message);
+  void Flush();
+  bool WriteRaw(const std::string& bytes);
 
   Server& server_;
   StdioOptions options_;
@@ -43,6 +48,7 @@ class StdioTransport {
   std::atomic<bool> output_broken_{false};
   std::atomic<bool> eof_{false};
   WorkerPool* pool_ = nullptr;   // set while Run() is serving
+  std::string pending_;          // reader-thread replies not yet written
 };
 
 }  // namespace mt::mcp

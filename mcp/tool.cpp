@@ -14,7 +14,10 @@ Json ToolAnnotations::ToJson(const std::string& title) const {
 
 ToolResult ToolResult::Text(std::string text) {
   ToolResult r;
-  r.content.push_back({{"type", "text"}, {"text", std::move(text)}});
+  Json block(Json::value_t::object);
+  block["type"] = "text";
+  block["text"] = std::move(text);
+  r.content.push_back(std::move(block));
   return r;
 }
 

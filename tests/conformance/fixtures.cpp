@@ -55,10 +55,11 @@ std::string ElicitedField(const Json& r, const std::string& field) {
 }
 
 void RegisterContentTools(mcp::Registry& r) {
-  r.AddTool(MakeTool("test_simple_text", "Returns a simple text response",
-                     [](const Json&, CallContext&) {
-                       return ToolResult::Text("This is a simple text response for testing.");
-                     }));
+  mcp::Tool simple = MakeTool("test_simple_text", "Returns a simple text response", [](const Json&, CallContext&) {
+    return ToolResult::Text("This is a simple text response for testing.");
+  });
+  simple.quick = true;   // answered on the I/O thread: it never blocks
+  r.AddTool(std::move(simple));
   r.AddTool(MakeTool("test_image_content", "Returns a base64 PNG image", [](const Json&, CallContext&) {
     ToolResult res;
     res.content.push_back({{"type", "image"}, {"data", kPng}, {"mimeType", "image/png"}});
