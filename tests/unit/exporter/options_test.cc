@@ -12,7 +12,7 @@ ParseResult Parse(std::vector<const char*> args) {
   return ParseOptions(static_cast<int>(args.size()), args.data());
 }
 
-TEST(Options, DefaultsMatchTheOriginalExporter) {
+TEST(ExporterOptions, DefaultsMatchTheOriginalExporter) {
   auto r = Parse({});
   ASSERT_TRUE(r.error.empty());
   EXPECT_EQ(r.options.listen, "0.0.0.0:9400");
@@ -22,7 +22,7 @@ TEST(Options, DefaultsMatchTheOriginalExporter) {
   EXPECT_EQ(r.options.host.find('.'), std::string::npos);
 }
 
-TEST(Options, ParsesEveryFlagInBothSpellings) {
+TEST(ExporterOptions, ParsesEveryFlagInBothSpellings) {
   auto r = Parse({"--listen", "127.0.0.1:19400", "--interval=2.5", "--host", "n1", "--plugin-dir", "/a",
                   "--plugin-dir=/b", "--root", "/fx", "--job-dir", "/j", "--tfevents", "/t", "--job-log", "/l",
                   "--tfevents-since", "0", "--nvidia", "smi", "--nvidia-smi", "/x/nvidia-smi",
@@ -44,7 +44,7 @@ TEST(Options, ParsesEveryFlagInBothSpellings) {
   EXPECT_EQ(o.log_file, "/tmp/e.log");
 }
 
-TEST(Options, UsageErrorsAreSpecific) {
+TEST(ExporterOptions, UsageErrorsAreSpecific) {
   EXPECT_NE(Parse({"--bogus"}).error.find("unknown flag '--bogus'"), std::string::npos);
   EXPECT_NE(Parse({"--interval"}).error.find("needs a value"), std::string::npos);
   EXPECT_NE(Parse({"--interval", "0"}).error.find("[0.1, 3600]"), std::string::npos);
@@ -54,7 +54,7 @@ TEST(Options, UsageErrorsAreSpecific) {
   EXPECT_NE(Parse({"--host="}).error.find("non-empty"), std::string::npos);
 }
 
-TEST(Options, HelpAndVersionExitEarly) {
+TEST(ExporterOptions, HelpAndVersionExitEarly) {
   auto h = Parse({"--help"});
   EXPECT_TRUE(h.exit_now);
   EXPECT_NE(h.output.find("--plugin-dir"), std::string::npos);

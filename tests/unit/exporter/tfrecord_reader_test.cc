@@ -18,7 +18,7 @@ std::vector<std::string> ReadAll(TfRecordReader& r, StringSource& src) {
   return out;
 }
 
-TEST(Crc32c, KnownVectors) {
+TEST(ExporterCrc32c, KnownVectors) {
   EXPECT_EQ(Crc32c("123456789", 9), 0xe3069283u);  // the standard CRC-32C check value
   EXPECT_EQ(Crc32c("", 0), 0u);
   std::string zeros(32, '\0');
@@ -97,7 +97,7 @@ TEST(TfRecordReader, TruncatedFileStartsOver) {
   EXPECT_EQ(ReadAll(r, src), (std::vector<std::string>{"new"}));
 }
 
-TEST(TfEvent, DecodesSimpleValuesAndScalarTensors) {
+TEST(ExporterTfEvent, DecodesSimpleValuesAndScalarTensors) {
   std::string rec = Event(1700000000.25, 42,
                           {SimpleValue("learning/loss", 2.5f), TensorValue("perf/step_time_seconds", 5.5),
                            TensorValue("hist", 1.0, "histograms"), SimpleValue("config/text_summary", 1.0f)});
@@ -115,7 +115,7 @@ TEST(TfEvent, DecodesSimpleValuesAndScalarTensors) {
   EXPECT_FALSE(DecodeTfEvent(std::string("\x0a\xff\xff\xff\x0f", 5), &ev));  // length past the end
 }
 
-TEST(TfEvent, MetricNames) {
+TEST(ExporterTfEvent, MetricNames) {
   EXPECT_EQ(TbMetricName("learning/loss"), "tb_learning_loss");
   EXPECT_EQ(TbMetricName("perf/per_device_tokens_per_sec"), "tb_perf_per_device_tokens_per_sec");
   EXPECT_EQ(TbMetricName("a-b.c d/é"), "tb_a_b_c_d___");

@@ -162,7 +162,7 @@ TEST(TrainingCollector, FallsBackToJobLogUntilAnEventFileAppears) {
   EXPECT_NE(c.source().find("events.out.tfevents"), std::string::npos);
 }
 
-TEST(ParseStepLine, RankPrefixesMfuAndMissingFields) {
+TEST(ExporterParseStepLine, RankPrefixesMfuAndMissingFields) {
   auto a = ParseStepLine("12: completed step: 33, seconds: 5.667, TFLOP/s/device: 934.2, MFU: 37.37%, Tokens/s/device: 3290.1, total_weights: 65536, loss: 7.123");
   ASSERT_TRUE(a);
   EXPECT_EQ(a->rank, 12);
