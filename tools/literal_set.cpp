@@ -22,23 +22,31 @@ LiteralSet::LiteralSet(std::vector<std::string> literals) : literals_(std::move(
       uint32_t h = Hash(p + j - 2);
       shift_[h] = static_cast<uint8_t>(std::min<size_t>(shift_[h], m_ - 1 - j));
     }
-    tails_.emplace_back(Hash(p + m_ - 3), static_cast<int>(id));
+    uint32_t prefix = 0;
+    const size_t plen = std::min<size_t>(4, literals_[id].size());
+    std::memcpy(&prefix, literals_[id].data(), plen);
+    uint32_t mask = plen == 4 ? 0xFFFFFFFFu : (1u << (8 * plen)) - 1;
+    tails_.push_back({Hash(p + m_ - 3), static_cast<int>(id), prefix, mask});
   }
   std::sort(tails_.begin(), tails_.end());
   if (tails_.size() >= UINT16_MAX) throw std::invalid_argument("LiteralSet: too many literals");
   tail_start_.assign(65536, UINT16_MAX);
-  for (size_t i = tails_.size(); i-- > 0;) tail_start_[tails_[i].first] = static_cast<uint16_t>(i);
+  for (size_t i = tails_.size(); i-- > 0;) tail_start_[tails_[i].hash] = static_cast<uint16_t>(i);
 }
 
 bool LiteralSet::Verify(const char* data, size_t n, size_t start, uint32_t h, Hit* hit) const {
   uint16_t first = tail_start_[h];
   if (first == UINT16_MAX) return false;
-  for (auto it = tails_.begin() + first; it != tails_.end() && it->first == h; ++it) {
-    const std::string& lit = literals_[static_cast<size_t>(it->second)];
-    if (start + lit.size() <= n && data[start] == lit[0] &&
-        std::memcmp(data + start, lit.data(), lit.size()) == 0) {
+  uint32_t head = 0;
+  const bool has_head = start + 4 <= n;
+  if (has_head) std::memcpy(&head, data + start, 4);
+  for (size_t i = first; i < tails_.size() && tails_[i].hash == h; ++i) {
+    const Tail& t = tails_[i];
+    if (has_head && t.prefix != (head & t.mask)) continue;
+    const std::string& lit = literals_[static_cast<size_t>(t.id)];
+    if (start + lit.size() <= n && std::memcmp(data + start, lit.data(), lit.size()) == 0) {
       hit->pos = start;
-      hit->id = it->second;
+      hit->id = t.id;
       return true;
     }
   }
@@ -82,25 +90,28 @@ void LiteralSet::FindHits(const char* data, size_t n, size_t from, std::vector<H
     pos[k] = start + m_ - 1;
     end[k] = std::min(n, stop + m_ - 1);
   }
-  bool busy = true;
-  while (busy) {
-    busy = false;
-    for (int k = 0; k < kLanes; ++k) {
-      // A few probes per lane per turn amortise the loop overhead.
-      for (int r = 0; r < 4 && pos[k] < end[k]; ++r) {
-        uint32_t h = Hash(u + pos[k] - 2);
-        uint8_t s = shift[h];
-        if (s != 0) {
-          pos[k] += s;
-          continue;
-        }
-        Hit hit;
-        if (Verify(data, n, pos[k] - (m_ - 1), h, &hit)) lane_hits[k].push_back(hit);
-        ++pos[k];
-      }
-      busy |= pos[k] < end[k];
+  // One probe of lane k: skip, or verify a window whose last block ends a literal.
+  auto probe = [&](int k) __attribute__((always_inline)) {
+    uint32_t h = Hash(u + pos[k] - 2);
+    uint8_t s = shift[h];
+    if (s != 0) {
+      pos[k] += s;
+      return;
     }
+    Hit hit;
+    if (Verify(data, n, pos[k] - (m_ - 1), h, &hit)) lane_hits[k].push_back(hit);
+    ++pos[k];
+  };
+  static_assert(kLanes == 4, "the unrolled round below assumes four lanes");
+  // Rounds of four independent probes while every lane has work; then each lane alone.
+  while (pos[0] < end[0] && pos[1] < end[1] && pos[2] < end[2] && pos[3] < end[3]) {
+    probe(0);
+    probe(1);
+    probe(2);
+    probe(3);
   }
+  for (int k = 0; k < kLanes; ++k)
+    while (pos[k] < end[k]) probe(k);
   for (auto& lh : lane_hits) hits->insert(hits->end(), lh.begin(), lh.end());
 }
 
@@ -115,11 +126,11 @@ void LiteralSet::FindAll(const char* data, size_t n, std::vector<int>* ids) cons
       continue;
     }
     size_t start = pos - (m_ - 1);
-    auto it = std::lower_bound(tails_.begin(), tails_.end(), std::make_pair(h, -1));
-    for (; it != tails_.end() && it->first == h; ++it) {
-      const std::string& lit = literals_[static_cast<size_t>(it->second)];
+    uint16_t first = tail_start_[h];
+    for (size_t i = first; first != UINT16_MAX && i < tails_.size() && tails_[i].hash == h; ++i) {
+      const std::string& lit = literals_[static_cast<size_t>(tails_[i].id)];
       if (start + lit.size() <= n && std::memcmp(data + start, lit.data(), lit.size()) == 0)
-        ids->push_back(it->second);
+        ids->push_back(tails_[i].id);
     }
     ++pos;
   }

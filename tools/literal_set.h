@@ -50,7 +50,14 @@ class LiteralSet {
   std::vector<uint8_t> shift_;            // per block hash
   // Literals whose m-th block hashes to h, as (h, id) sorted by h, and for each h the
   // index of its first entry (UINT16_MAX when none): consulted only on a zero shift.
-  std::vector<std::pair<uint32_t, int>> tails_;
+  struct Tail {
+    uint32_t hash;
+    int id;
+    uint32_t prefix;     // the literal's first 4 bytes: rejects most candidates without memcmp
+    uint32_t mask;       // bytes of `prefix` that belong to the literal (3-byte literals)
+    bool operator<(const Tail& o) const { return hash != o.hash ? hash < o.hash : id < o.id; }
+  };
+  std::vector<Tail> tails_;
   std::vector<uint16_t> tail_start_;
 };
 

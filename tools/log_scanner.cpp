@@ -43,16 +43,6 @@ const LiteralSet& Literals() {
   return set;
 }
 
-int StepLiteralId() {
-  static const int id = [] {
-    const auto& t = LineSignatures();
-    for (size_t i = 0; i < t.size(); ++i)
-      if (t[i].action == LineAction::kStep) return static_cast<int>(i);
-    return -1;
-  }();
-  return id;
-}
-
 bool Contains(std::string_view s, std::string_view needle) {
   return s.find(needle) != std::string_view::npos;
 }
@@ -91,6 +81,20 @@ struct StepLine {
   double seconds = -1, tflops = -1, mfu = -1, tgs = -1, loss = -1;
 };
 
+// Reads "<key> <number>" at exactly `pos` (the usual layout of a step line); false when
+// the text there is something else.
+bool FieldAt(std::string_view c, size_t* pos, std::string_view key, double* out) {
+  if (c.compare(*pos, key.size(), key) != 0) return false;
+  size_t p = *pos + key.size();
+  while (p < c.size() && c[p] == ' ') ++p;
+  auto r = std::from_chars(c.data() + p, c.data() + c.size(), *out);
+  if (r.ec != std::errc()) return false;
+  p = static_cast<size_t>(r.ptr - c.data());
+  if (p < c.size() && c[p] == '%') ++p;
+  *pos = p;
+  return true;
+}
+
 bool ParseStepLine(std::string_view c, StepLine* out) {
   size_t at = c.find("completed step:");
   if (at == std::string_view::npos) return false;
@@ -99,6 +103,16 @@ bool ParseStepLine(std::string_view c, StepLine* out) {
   auto r = std::from_chars(c.data() + p, c.data() + c.size(), out->step);
   if (r.ec != std::errc() || out->step < 0) return false;
   size_t from = static_cast<size_t>(r.ptr - c.data());
+  // Fast path: MaxText's fixed field order.
+  size_t q = from;
+  if (FieldAt(c, &q, ", seconds:", &out->seconds) && FieldAt(c, &q, ", TFLOP/s/device:", &out->tflops)) {
+    FieldAt(c, &q, ", MFU:", &out->mfu);
+    if (FieldAt(c, &q, ", Tokens/s/device:", &out->tgs)) {
+      size_t l = c.find("loss:", q);
+      if (l != std::string_view::npos) NumberAfter(c, "loss:", l, &out->loss);
+      return true;
+    }
+  }
   size_t end = from;
   if (NumberAfter(c, "seconds:", from, &out->seconds, &end)) from = end;
   if (NumberAfter(c, "TFLOP/s/device:", from, &out->tflops, &end)) from = end;
@@ -261,6 +275,22 @@ struct LogScanner::Impl {
   std::set<std::pair<int, int>> wave_members;   // (task, device) in the current init wave
   uint64_t step_lines_at_wave = 0;
   int64_t max_step = -1;
+  // Per-rank records indexed by rank + 1 (slot 0: lines without a task label); turned
+  // into LogScan::ranks by Result().
+  std::vector<RankRecord> rank_vec;
+  std::vector<uint8_t> rank_seen;
+  RankRecord* Rank(int rank) {
+    if (rank < -1 || static_cast<size_t>(rank) >= kMaxRanks) return nullptr;
+    size_t i = static_cast<size_t>(rank + 1);
+    if (i >= rank_vec.size()) {
+      rank_vec.resize(i + 1);
+      rank_seen.resize(i + 1, 0);
+    }
+    rank_seen[i] = 1;
+    return &rank_vec[i];
+  }
+  int64_t cached_step = -1;      // the step of the previous step line, and its record
+  uint32_t cached_step_index = 0;
   std::vector<int> ids;          // scratch
   std::vector<LiteralSet::Hit> hits;   // scratch
   std::string ansi_free;         // scratch
@@ -307,7 +337,6 @@ size_t LogScanner::Impl::Feed(const char* data, size_t n, bool at_eof) {
     cur = static_cast<size_t>(static_cast<const char*>(nl) - data) + 1;
     in_long_line = false;
   }
-  const int step_id = StepLiteralId();
   Literals().FindHits(data, n, cur, &hits);
   size_t next_hit = 0;
   while (cur < n) {
@@ -348,7 +377,7 @@ size_t LogScanner::Impl::Feed(const char* data, size_t n, bool at_eof) {
     if (!le && !at_eof) break;
     size_t end = le ? static_cast<size_t>(static_cast<const char*>(le) - data) : n;
     ++line_no;
-    Process(data, n, start, end, hit.id == step_id ? step_id : -1);
+    Process(data, n, start, end, hit.id);
     cur = le ? end + 1 : n;
   }
   offset += cur;
@@ -387,12 +416,21 @@ void LogScanner::Impl::Process(const char* data, size_t n, size_t start, size_t 
       scan.last_line_with_time = line_no;
     }
   }
-  if (ll.rank >= 0 && static_cast<size_t>(ll.rank) < kMaxRanks) scan.ranks[ll.rank].last_line = line_no;
+  if (RankRecord* r = Rank(ll.rank)) r->last_line = line_no;
 
   const auto& table = LineSignatures();
-  if (hint >= 0 && table[static_cast<size_t>(hint)].action == LineAction::kStep) {
+  const LineAction hint_action = hint >= 0 ? table[static_cast<size_t>(hint)].action : LineAction::kSignature;
+  if (hint >= 0 && hint_action == LineAction::kStep) {
     Step(ll, content, t);
     if (!pending_tb.empty()) Context(ll, content, t);
+    return;
+  }
+  // Fast paths for the two kinds of noise that reach here by the thousand: harmless lines
+  // (their first literal is a benign marker) and RCCL communicator-init warnings.
+  if (hint >= 0 && (hint_action == LineAction::kBenign || hint_action == LineAction::kRcclWave)) {
+    if (hint_action == LineAction::kBenign) ++scan.benign_lines;
+    else Act(table[static_cast<size_t>(hint)], ll, content, t, true);
+    if (!pending_tb.empty() || summary_lines > 0 || full_lines > 0) Context(ll, content, t);
     return;
   }
   // Every literal in the line, including those that begin with the previous '\n' or end
@@ -402,16 +440,13 @@ void LogScanner::Impl::Process(const char* data, size_t n, size_t start, size_t 
   Literals().FindAll(data + a, b - a, &ids);
   if (!ids.empty()) {
     bool benign = false;
-    for (auto m : BenignMarkers())
-      if (Contains(content, m)) {
-        benign = true;
-        break;
-      }
+    for (int id : ids) benign |= table[static_cast<size_t>(id)].action == LineAction::kBenign;
     if (benign) ++scan.benign_lines;
     std::string_view done_kinds[8];
     size_t ndone = 0;
     for (int id : ids) {
       const LineSignature& sig = table[static_cast<size_t>(id)];
+      if (sig.action == LineAction::kBenign) continue;
       if (sig.action == LineAction::kSignature || sig.action == LineAction::kHeartbeat ||
           sig.action == LineAction::kTraceback) {
         bool dup = false;
@@ -431,15 +466,21 @@ void LogScanner::Impl::Step(const LogLine& ll, std::string_view content, int64_t
   ++scan.step_lines;
   max_step = std::max(max_step, s.step);
   StepRecord* rec = nullptr;
-  auto it = step_index.find(s.step);
-  if (it != step_index.end()) {
+  auto it = s.step == cached_step ? step_index.end() : step_index.find(s.step);
+  if (s.step == cached_step) {
+    rec = &scan.steps[cached_step_index];
+  } else if (it != step_index.end()) {
     rec = &scan.steps[it->second];
+    cached_step = s.step;
+    cached_step_index = it->second;
   } else if (scan.steps.size() < kMaxSteps) {
     step_index.emplace(s.step, static_cast<uint32_t>(scan.steps.size()));
     scan.steps.emplace_back();
     rec = &scan.steps.back();
     rec->step = s.step;
     rec->first_line = line_no;
+    cached_step = s.step;
+    cached_step_index = static_cast<uint32_t>(scan.steps.size() - 1);
   } else {
     scan.steps_truncated = true;
   }
@@ -463,8 +504,8 @@ void LogScanner::Impl::Step(const LogLine& ll, std::string_view content, int64_t
       if (rec->last_time == kNoTime || t > rec->last_time) rec->last_time = t;
     }
   }
-  if (ll.rank < 0 || static_cast<size_t>(ll.rank) < kMaxRanks) {
-    RankRecord& r = scan.ranks[ll.rank];
+  if (RankRecord* rp = Rank(ll.rank)) {
+    RankRecord& r = *rp;
     r.last_step = s.step;
     r.last_step_line = line_no;
     if (t != kNoTime) r.last_step_time = t;
@@ -542,7 +583,7 @@ void LogScanner::Impl::Act(const LineSignature& sig, const LogLine& ll, std::str
     }
     case LineAction::kBarrier:
       if (!scan.barrier) scan.barrier = Ref(ll, c, t);
-      if (ll.rank < 0 || static_cast<size_t>(ll.rank) < kMaxRanks) scan.ranks[ll.rank].reached_barrier = true;
+      if (RankRecord* r = Rank(ll.rank)) r->reached_barrier = true;
       break;
     case LineAction::kHeartbeat: {
       if (benign) break;
@@ -570,8 +611,8 @@ void LogScanner::Impl::Act(const LineSignature& sig, const LogLine& ll, std::str
       }
       break;
     case LineAction::kOwnDeath:
-      if (ll.rank >= 0 && static_cast<size_t>(ll.rank) < kMaxRanks) {
-        RankRecord& r = scan.ranks[ll.rank];
+      if (ll.rank >= 0 && Rank(ll.rank)) {
+        RankRecord& r = *Rank(ll.rank);
         if (!r.own_death_line) {
           r.own_death_line = line_no;
           r.own_death_time = t;
@@ -686,6 +727,8 @@ void LogScanner::Impl::Act(const LineSignature& sig, const LogLine& ll, std::str
       if (benign || !Refined(sig.refine, c)) break;
       Record(sig.kind, sig.cls, Ref(ll, c, t));
       break;
+    case LineAction::kBenign:
+      break;
   }
 }
 
@@ -793,6 +836,8 @@ uint64_t LogScanner::offset() const { return impl_->offset; }
 LogScan LogScanner::Result() const {
   LogScan out = impl_->scan;
   out.lines = impl_->line_no;
+  for (size_t i = 0; i < impl_->rank_vec.size(); ++i)
+    if (impl_->rank_seen[i]) out.ranks[static_cast<int>(i) - 1] = impl_->rank_vec[i];
   std::sort(out.steps.begin(), out.steps.end(),
             [](const StepRecord& a, const StepRecord& b) { return a.step < b.step; });
   std::sort(out.checkpoint_steps.begin(), out.checkpoint_steps.end());

@@ -119,28 +119,31 @@ const std::vector<LineSignature>& LineSignatures() {
       // "srun: error: <host>: task N: Exited with exit code C | Killed | Out Of Memory",
       // "srun: error: Node failure on <host>".
       {"srun: error: ", A::kSrunExit, "srun_error", ""},
+      // Known-harmless lines (reference §3.7). A line containing one of these is never
+      // counted as a failure, whatever else it mentions (the cuInit probe says "CUDA error").
+      {"call to cuInit", A::kBenign, "benign", ""},
+      {"MSCCL++: Feature not enabled", A::kBenign, "benign", ""},
+      {"LL cutoff points not detected", A::kBenign, "benign", ""},
+      {"Token indices sequence length is longer", A::kBenign, "benign", ""},
+      {"OCI runtime exec failed", A::kBenign, "benign", ""},
+      {"falling back to host-level kill", A::kBenign, "benign", ""},
+      {"Sent SIGKILL to 0/0 processes", A::kBenign, "benign", ""},
+      {"Cannot read CPU core", A::kBenign, "benign", ""},
+      {"No hardware is found", A::kBenign, "benign", ""},
+      {"No device identifiers found", A::kBenign, "benign", ""},
+      {"event dependency logging", A::kBenign, "benign", ""},
+      {"Fiber init: default domain", A::kBenign, "benign", ""},
+      {"did not receive an exit event", A::kBenign, "benign", ""},
+      {"is/are in a low-power state", A::kBenign, "benign", ""},
   };
   return table;
 }
 
-const std::vector<std::string_view>& BenignMarkers() {
-  static const std::vector<std::string_view> markers = {
-      "cuInit",
-      "MSCCL++: Feature not enabled",
-      "LL cutoff points not detected",
-      "Token indices sequence length is longer",
-      "OCI runtime exec failed",
-      "falling back to host-level kill",
-      "Sent SIGKILL to 0/0 processes",
-      "Cannot read CPU core",
-      "No hardware is found",
-      "No device identifiers found",
-      "event dependency logging",
-      "Fiber init: default domain",
-      "did not receive an exit event",
-      "low-power state",
-  };
-  return markers;
+std::vector<std::string_view> BenignMarkers() {
+  std::vector<std::string_view> out;
+  for (const auto& s : LineSignatures())
+    if (s.action == LineAction::kBenign) out.push_back(s.literal);
+  return out;
 }
 
 }  // namespace mt::tools

@@ -33,6 +33,7 @@ enum class LineAction {
   kSrunExit,           // srun: error: host: task N: Exited with exit code C
   kTraceback,          // Traceback (most recent call last):
   kSignature,          // a failure signature: records `kind`, proves `cls`
+  kBenign,             // a known-harmless line (§3.7): never a failure, whatever else it says
 };
 
 // Extra checks a signature needs beyond containing its literal.
@@ -57,7 +58,7 @@ struct LineSignature {
 
 const std::vector<LineSignature>& LineSignatures();
 
-// Substrings of known-harmless lines.
-const std::vector<std::string_view>& BenignMarkers();
+// Substrings of known-harmless lines (the kBenign literals of the table).
+std::vector<std::string_view> BenignMarkers();
 
 }  // namespace mt::tools

@@ -33,9 +33,22 @@ NOISE = [
     "/opt/venv/lib/python3.12/site-packages/jax/_src/interpreters/mlir.py:1{c:03d}: UserWarning: Some donated buffers were not usable: ShapedArray(bfloat16[{r},8192])",
     "  warnings.warn(\"Some donated buffers were not usable\")",
     "Per train step:  Total TFLOPs: 912.34  split as 91.23% learnable weight flops and 8.77% attention flops",
+    "I0224 {hh:02d}:{mm:02d}:{ss:02d}.{us:06d} {tid} checkpoint_manager.py:{c}] Waiting for previous save to complete",
+    "chi{h}:{pid}:{tid} [{g}] NCCL INFO AllReduce: opCount {pid:x} sendbuff 0x7f{tid:x} count {c} datatype 9 op 0 root 0",
+]
+
+# Start-up noise: the harmless lines of reference §3.7 that every run prints, and the
+# RCCL communicator-init waves (MSCCL++ warnings) — once, before training.
+INIT_NOISE = [
     "failed call to cuInit: INTERNAL: CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)",
     "chi{h}:{pid}:{tid} [{g}] init.cc:2095 NCCL WARN MSCCL++: Feature not enabled. ENABLE_MSCCLPP must be defined at compile-time",
-    "[Prometheus] scrape ok host=chi{h} samples={pid}",
+    "chi{h}:{pid}:{tid} [{g}] rccl_wrap.cc:123 NCCL WARN LL cutoff points not detected for a supported arch gfx950",
+    "I0224 10:00:00.000000 {tid} topology.cc:88] Cannot read CPU core {c}",
+    "Fiber init: default domain = futex",
+    "Memstats: After params initialized:",
+    "\tUsing (GB) 92.1 / 288.0 (31.98%) on rocm:{g}",
+    "Config param per_device_batch_size: 4",
+    "Synchronizing hosts before training loop",
 ]
 
 
@@ -55,6 +68,11 @@ def generate(path, size):
     off = 0
     with open(path, "w") as f:
         f.write(header)
+        for wave in range(3):
+            for r in range(RANKS):
+                for g in range(8):
+                    for t in INIT_NOISE:
+                        f.write(f"{r:>{width}}: " + t.format(h=2800 + r, pid=1000 + r, tid=100 + g, g=g, c=g) + "\n")
         while written < size:
             chunk = []
             # ~200 noise lines between steps, spread over ranks.
