@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 #include <openssl/rand.h>
+#include <sys/socket.h>
 
 #include <condition_variable>
 #include <deque>
@@ -190,6 +191,14 @@ HttpTransport::HttpTransport(Server& server, HttpOptions options)
 HttpTransport::~HttpTransport() { Stop(); }
 
 bool HttpTransport::Bind(std::string* error) {
+  // cpp-httplib listens with a backlog of 5, so bursts of new connections wait for SYN
+  // retransmits. Keep the socket to raise the backlog once it is listening.
+  int listen_fd = -1;
+  http_->set_socket_options([&listen_fd](int fd) {
+    int yes = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    listen_fd = fd;
+  });
   if (options_.port == 0) {
     port_ = http_->bind_to_any_port(options_.host);
   } else {
@@ -199,6 +208,8 @@ bool HttpTransport::Bind(std::string* error) {
     *error = "cannot listen on " + options_.host + ":" + std::to_string(options_.port) + " (in use or not permitted)";
     return false;
   }
+  if (listen_fd >= 0) ::listen(listen_fd, SOMAXCONN);
+  http_->set_socket_options([](int) {});
   return true;
 }
 
