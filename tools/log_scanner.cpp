@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -12,6 +13,10 @@
 #include <stdexcept>
 #include <set>
 #include <unordered_map>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 #include <re2/re2.h>
 
@@ -861,6 +866,142 @@ std::string ErrnoText(int err) { return std::strerror(err); }
 
 }  // namespace
 
+namespace {
+
+constexpr uint64_t kThreadedReadFrom = 32ull << 20;
+constexpr size_t kCarryRoom = kMaxLineExamined + 4096;   // room before each block for a carried line
+constexpr int kSlots = 3;
+
+// Reads [begin, end) of a file in blocks on a helper thread, so that the kernel's copy
+// into user space overlaps with scanning (the scan, not the copy, is the longer part).
+class BlockReader {
+ public:
+  BlockReader(int fd, uint64_t begin, uint64_t end) : fd_(fd), next_(begin), end_(end) {
+    for (auto& s : slots_) s.mem.reset(new char[kCarryRoom + kReadBlock]);
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~BlockReader() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  // The next block (data starts kCarryRoom bytes into its slot, so the caller may put up
+  // to kCarryRoom bytes in front of it). Returns false at the end. Rethrows read errors.
+  bool Next(char** data, size_t* n) {
+    std::unique_lock<std::mutex> l(mu_);
+    if (current_ >= 0) {
+      slots_[current_].filled = false;
+      cv_.notify_all();
+    }
+    int want = (current_ + 1) % kSlots;
+    cv_.wait(l, [&] { return slots_[want].filled || done_; });
+    if (!slots_[want].filled) {
+      if (error_) std::rethrow_exception(error_);
+      return false;
+    }
+    current_ = want;
+    *data = slots_[want].mem.get() + kCarryRoom;
+    *n = slots_[want].size;
+    return true;
+  }
+  bool truncated() const { return truncated_; }
+
+ private:
+  struct Slot {
+    std::unique_ptr<char[]> mem;
+    size_t size = 0;
+    bool filled = false;
+  };
+  void Run() {
+    int slot = 0;
+    try {
+      while (next_ < end_) {
+        {
+          std::unique_lock<std::mutex> l(mu_);
+          cv_.wait(l, [&] { return !slots_[slot].filled || stop_; });
+          if (stop_) break;
+        }
+        char* dst = slots_[slot].mem.get() + kCarryRoom;
+        size_t want = static_cast<size_t>(std::min<uint64_t>(kReadBlock, end_ - next_));
+        size_t got = 0;
+        while (got < want) {
+          ssize_t r = ::pread(fd_, dst + got, want - got, static_cast<off_t>(next_ + got));
+          if (r < 0) {
+            if (errno == EINTR || errno == EAGAIN) continue;
+            throw std::runtime_error(std::string("read error: ") + std::strerror(errno));
+          }
+          if (r == 0) {
+            truncated_ = true;
+            break;
+          }
+          got += static_cast<size_t>(r);
+        }
+        next_ += got;
+        {
+          std::lock_guard<std::mutex> l(mu_);
+          slots_[slot].size = got;
+          slots_[slot].filled = got > 0;
+        }
+        cv_.notify_all();
+        if (truncated_) break;
+        slot = (slot + 1) % kSlots;
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> l(mu_);
+      error_ = std::current_exception();
+    }
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+  }
+
+  int fd_;
+  uint64_t next_, end_;
+  Slot slots_[kSlots];
+  int current_ = -1;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false, done_ = false;
+  std::atomic<bool> truncated_{false};
+  std::exception_ptr error_;
+  std::thread thread_;
+};
+
+void ScanBlocks(int fd, const std::filesystem::path& path, uint64_t begin, uint64_t end, FileScan* out) {
+  BlockReader reader(fd, begin, end);
+  std::string carry;   // the unfinished last line of the previous block (< kCarryRoom bytes)
+  char* data;
+  size_t n;
+  try {
+    while (reader.Next(&data, &n)) {
+      char* start = data - carry.size();
+      std::memcpy(start, carry.data(), carry.size());
+      n += carry.size();
+      carry.clear();
+      size_t used = out->state.Feed(start, n, false);
+      size_t rest = n - used;
+      if (rest > kMaxLineExamined) {   // a line longer than anyone reads: keep its start only
+        out->state.FeedLongLinePiece(start + used, rest);
+        rest = 0;
+      }
+      carry.assign(start + used, rest);
+    }
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error("cannot read " + path.string() + ": " + e.what());
+  }
+  out->changed_during_read |= reader.truncated();
+  LogScanner last = out->state;
+  if (!carry.empty()) last.Feed(carry.data(), carry.size(), true);
+  out->scan = last.Result();
+}
+
+}  // namespace
+
 FileScan ScanFile(const std::filesystem::path& path, const LogScanner* resume) {
   Fd f;
   f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -884,33 +1025,37 @@ FileScan ScanFile(const std::filesystem::path& path, const LogScanner* resume) {
     off = 0;
   }
   ::posix_fadvise(f.fd, static_cast<off_t>(off), 0, POSIX_FADV_SEQUENTIAL);
-  std::unique_ptr<char[]> buf(new char[kReadBlock]);
-  size_t have = 0;
-  uint64_t pos = off;
-  while (pos + have < size) {
-    size_t want = static_cast<size_t>(std::min<uint64_t>(kReadBlock - have, size - pos - have));
-    ssize_t r = ::pread(f.fd, buf.get() + have, want, static_cast<off_t>(pos + have));
-    if (r < 0) {
-      if (errno == EINTR || errno == EAGAIN) continue;
-      throw std::runtime_error("cannot read " + path.string() + ": " + ErrnoText(errno));
+  if (size - off >= kThreadedReadFrom) {
+    ScanBlocks(f.fd, path, off, size, &out);
+  } else {
+    std::unique_ptr<char[]> buf(new char[kReadBlock]);
+    size_t have = 0;
+    uint64_t pos = off;
+    while (pos + have < size) {
+      size_t want = static_cast<size_t>(std::min<uint64_t>(kReadBlock - have, size - pos - have));
+      ssize_t r = ::pread(f.fd, buf.get() + have, want, static_cast<off_t>(pos + have));
+      if (r < 0) {
+        if (errno == EINTR || errno == EAGAIN) continue;
+        throw std::runtime_error("cannot read " + path.string() + ": " + ErrnoText(errno));
+      }
+      if (r == 0) {   // truncated while being read
+        out.changed_during_read = true;
+        break;
+      }
+      have += static_cast<size_t>(r);
+      size_t used = out.state.Feed(buf.get(), have, false);
+      if (used == 0 && have == kReadBlock) {
+        out.state.FeedLongLinePiece(buf.get(), have);
+        used = have;
+      }
+      pos += used;
+      if (used < have) std::memmove(buf.get(), buf.get() + used, have - used);
+      have -= used;
     }
-    if (r == 0) {   // truncated while being read
-      out.changed_during_read = true;
-      break;
-    }
-    have += static_cast<size_t>(r);
-    size_t used = out.state.Feed(buf.get(), have, false);
-    if (used == 0 && have == kReadBlock) {
-      out.state.FeedLongLinePiece(buf.get(), have);
-      used = have;
-    }
-    pos += used;
-    if (used < have) std::memmove(buf.get(), buf.get() + used, have - used);
-    have -= used;
+    LogScanner last = out.state;
+    if (have) last.Feed(buf.get(), have, true);
+    out.scan = last.Result();
   }
-  LogScanner last = out.state;
-  if (have) last.Feed(buf.get(), have, true);
-  out.scan = last.Result();
   struct stat after {};
   if (::fstat(f.fd, &after) == 0 &&
       (after.st_size != st.st_size || after.st_mtim.tv_sec != st.st_mtim.tv_sec ||

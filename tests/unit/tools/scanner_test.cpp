@@ -98,6 +98,50 @@ TEST(Scanner, LineNumbersAcrossReadBlocks) {
   EXPECT_EQ(f.scan.steps[0].first_line, 200001u);
 }
 
+// Large files are read by a helper thread in blocks with carried partial lines; the result
+// must equal feeding the same bytes in small odd-sized pieces.
+TEST(Scanner, BlockReaderMatchesPiecewiseFeeding) {
+  TempDir d;
+  std::string log;
+  std::mt19937 rng(3);
+  int step = 0;
+  while (log.size() < (40u << 20)) {
+    for (int i = 0; i < 50; ++i) log += std::to_string(i % 24) + ": NCCL INFO Channel " + std::to_string(rng() % 64) + " via NET/IB\n";
+    log += StepLines(step, step, 24);
+    if (step % 997 == 0) log += "7: chi7:1:2 [3] NCCL WARN Timeout waiting for connect from peer 3\n";
+    if (step % 4001 == 0) log += "RESOURCE_EXHAUSTED " + std::string(70000, 'z') + "\n";   // a long line now and then
+    ++step;
+  }
+  WriteFile(d.path() / "l.log", log);
+  FileScan f = ScanFile(d.path() / "l.log");
+  LogScanner s(0);
+  size_t pos = 0, have_from = 0;
+  std::string buf;
+  while (pos < log.size()) {
+    size_t k = std::min<size_t>(log.size() - pos, 1 + rng() % 300000);
+    buf.append(log, pos, k);
+    pos += k;
+    size_t used = s.Feed(buf.data(), buf.size(), false);
+    if (used == 0 && buf.size() > 200000) {
+      s.FeedLongLinePiece(buf.data(), buf.size());
+      used = buf.size();
+    }
+    buf.erase(0, used);
+    have_from += used;
+  }
+  s.Feed(buf.data(), buf.size(), true);
+  LogScan p = s.Result();
+  EXPECT_EQ(f.scan.lines, p.lines);
+  EXPECT_EQ(f.scan.bytes, p.bytes);
+  EXPECT_EQ(f.scan.step_lines, p.step_lines);
+  ASSERT_EQ(f.scan.steps.size(), p.steps.size());
+  EXPECT_EQ(f.scan.steps.back().last_line, p.steps.back().last_line);
+  EXPECT_EQ(f.scan.signatures.at("nccl_timeout").count, p.signatures.at("nccl_timeout").count);
+  EXPECT_EQ(f.scan.signatures.at("nccl_timeout").last.back().line, p.signatures.at("nccl_timeout").last.back().line);
+  EXPECT_EQ(f.scan.signatures.at("resource_exhausted").count, p.signatures.at("resource_exhausted").count);
+  EXPECT_EQ(static_cast<int>(f.scan.steps.size()), step);
+}
+
 TEST(Scanner, NotARegularFileOrUnreadable) {
   TempDir d;
   std::filesystem::create_directories(d.path() / "dir.log");
