@@ -103,11 +103,15 @@ TgsAnalysis AnalyzeTgs(std::vector<TgsPoint> points) {
     double floor = 0.005 * Median(x);
     for (size_t i = 0; i < n; ++i) {
       size_t lo = i >= 3 ? i - 3 : 0, hi = std::min(n, i + 4);
-      std::vector<double> w(x.begin() + static_cast<long>(lo), x.begin() + static_cast<long>(hi));
-      double med = Median(w);
-      std::vector<double> dev;
-      for (double v : w) dev.push_back(std::abs(v - med));
-      double mad = 1.4826 * Median(dev);
+      // Window of at most 7: median and MAD by insertion sort, no allocation.
+      double w[7], dev[7];
+      size_t k = 0;
+      for (size_t j = lo; j < hi; ++j) w[k++] = x[j];
+      std::sort(w, w + k);
+      double med = k % 2 ? w[k / 2] : (w[k / 2 - 1] + w[k / 2]) / 2;
+      for (size_t j = 0; j < k; ++j) dev[j] = std::abs(w[j] - med);
+      std::sort(dev, dev + k);
+      double mad = 1.4826 * (k % 2 ? dev[k / 2] : (dev[k / 2 - 1] + dev[k / 2]) / 2);
       double scale = std::max({mad, noise, floor});
       if (std::abs(x[i] - med) > 4 * scale && std::abs(x[i] - med) > 0.03 * std::abs(med)) {
         // A genuine level shift has neighbours on both sides agreeing with one of them;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 
@@ -210,6 +212,32 @@ Json NextSteps(const std::string& cls, const std::string& job, const Progress& p
     steps = kept;
   }
   return steps;
+}
+
+// TGS analysis depends only on the scan, so it is kept next to the cached scan (keyed by
+// the scan's address, checked through a weak pointer): a repeated call costs a lookup.
+std::optional<TgsAnalysis> CachedTgs(const std::shared_ptr<const CachedScan>& data, const LogScan& ss) {
+  struct Entry {
+    std::weak_ptr<const CachedScan> owner;
+    std::optional<TgsAnalysis> tgs;
+  };
+  static std::mutex mu;
+  static std::map<const CachedScan*, Entry> cache;
+  {
+    std::lock_guard<std::mutex> l(mu);
+    auto it = cache.find(data.get());
+    if (it != cache.end() && it->second.owner.lock() == data) return it->second.tgs;
+  }
+  std::optional<TgsAnalysis> tgs;
+  std::vector<TgsPoint> pts;
+  pts.reserve(ss.steps.size());
+  for (const auto& s : ss.steps)
+    if (s.tgs() >= 0) pts.push_back({s.step, s.tgs()});
+  if (!pts.empty()) tgs = AnalyzeTgs(std::move(pts));
+  std::lock_guard<std::mutex> l(mu);
+  for (auto it = cache.begin(); it != cache.end();) it = it->second.owner.expired() ? cache.erase(it) : std::next(it);
+  if (cache.size() < 64) cache[data.get()] = Entry{data, tgs};
+  return tgs;
 }
 
 }  // namespace
@@ -432,13 +460,7 @@ Json TriageJob(const JobFiles& job, const TriageOptions& opt, ScanCache& cache) 
     if (cls == "running" && status != "running") status = "running";
   }
   // TGS.
-  std::optional<TgsAnalysis> tgs;
-  {
-    std::vector<TgsPoint> pts;
-    for (const auto& s : ss.steps)
-      if (s.tgs() >= 0) pts.push_back({s.step, s.tgs()});
-    if (!pts.empty()) tgs = AnalyzeTgs(std::move(pts));
-  }
+  std::optional<TgsAnalysis> tgs = CachedTgs(steps_view->handle.data, ss);
   std::vector<std::string> secondary;
   for (const auto& name : TriageClasses()) {
     if (name == cls) continue;
