@@ -6,6 +6,7 @@ int RunServe(const std::vector<std::string>& args);
 int RunJobs(const std::vector<std::string>& args);
 int RunTriage(const std::vector<std::string>& args);
 int RunLog(const std::vector<std::string>& args);
+int RunDemo(const std::vector<std::string>& args);
 
 const std::vector<Command>& Commands() {
   static const std::vector<Command> commands = {
@@ -14,6 +15,8 @@ const std::vector<Command>& Commands() {
       {"jobs", "mt jobs [--workspace DIR] [--status S] [--limit N] [--now ISO-8601] [--json]", "list the jobs in the workspace", RunJobs},
       {"triage", "mt triage JOB|LOG [--workspace DIR] [--now ISO-8601] [--detail full] [--json]", "why a job stopped, or whether it is healthy (triage_log)", RunTriage},
       {"log", "mt log JOB [--lines A:B] [--rank R] [--grep RE] [--context N] [--json]", "a bounded window of a job log (read_log)", RunLog},
+      {"demo", "mt demo init DIR | mt demo [--workspace DIR]",
+       "the case-study workspace; the end-to-end demo over a real MCP session", RunDemo},
   };
   return commands;
 }

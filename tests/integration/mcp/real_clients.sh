@@ -40,7 +40,7 @@ flag=--http
 "${server[@]}" $flag 127.0.0.1:0 2>"$work/server.log" &
 pid=$!
 port=
-for _ in $(seq 100); do
+for _ in $(seq 400); do
   port=$(sed -n 's|.*listening on http://[^:]*:\([0-9]*\)/mcp.*|\1|p' "$work/server.log")
   [ -n "$port" ] && break
   sleep 0.05
