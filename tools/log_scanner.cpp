@@ -264,6 +264,7 @@ struct LogScanner::Impl {
   uint64_t offset = 0;
   uint64_t line_no = 0;          // lines completed before the current position
   int full_lines = kHeaderLines; // lines examined whole, literal or not
+  bool header = true;            // false for a continuation (it starts mid-file)
   int summary_lines = 0;
   bool in_stage_table = false;
   bool in_long_line = false;
@@ -309,7 +310,175 @@ struct LogScanner::Impl {
   void Record(std::string_view kind, std::string_view cls, const LineRef& ref);
   void Act(const LineSignature& sig, const LogLine& ll, std::string_view content, int64_t t,
            bool benign);
+  bool OpenContext() const;
+  void Merge(const Impl& b);
 };
+
+// Whether the lines after this point could still change what was recorded before it.
+bool LogScanner::Impl::OpenContext() const {
+  if (full_lines > 0 || summary_lines > 0 || in_stage_table || in_long_line || !pending_tb.empty()) return true;
+  if (hb_open >= 0 && line_no - hb_line <= 256) return true;
+  if (scan.memstats && line_no - scan.memstats->line < 256) return true;
+  // An RCCL init wave with no step after it may go on.
+  if (!scan.init_waves.empty() && scan.step_lines == step_lines_at_wave) return true;
+  return false;
+}
+
+namespace {
+
+void Shift(LineRef* r, uint64_t by) {
+  if (r->line) r->line += by;
+}
+
+}  // namespace
+
+void LogScanner::Impl::Merge(const Impl& b) {
+  const uint64_t L = line_no;
+  const uint64_t a_step_lines = scan.step_lines;
+  const int64_t a_max_step = max_step;
+  auto shifted = [L](LineRef r) {
+    Shift(&r, L);
+    return r;
+  };
+  offset += b.offset;
+  line_no += b.line_no;
+  scan.bytes += b.scan.bytes;
+  scan.oversized_lines += b.scan.oversized_lines;
+  scan.steps_truncated |= b.scan.steps_truncated;
+  scan.benign_lines += b.scan.benign_lines;
+  for (const auto& [k, v] : b.scan.config)
+    if (scan.config.size() < 4096) scan.config.emplace(k, v);
+  for (auto ev : b.scan.stages) {
+    ev.line += L;
+    if (scan.stages.size() < kMaxListed) scan.stages.push_back(ev);
+  }
+  if (b.scan.summary.present) {
+    scan.summary = b.scan.summary;
+    scan.summary.line += L;
+    if (scan.summary.status_line) scan.summary.status_line += L;
+  }
+  for (auto ne : b.scan.node_exits) {
+    Shift(&ne.ref, L);
+    if (scan.node_exits.size() < 4 * kMaxListed) scan.node_exits.push_back(std::move(ne));
+  }
+  for (const auto& [t, c] : b.scan.task_exit_codes) scan.task_exit_codes[t] = c;
+  // Steps: the same step may have lines on both sides of the split.
+  for (StepRecord r : b.scan.steps) {
+    r.first_line += L;
+    r.last_line += L;
+    auto it = step_index.find(r.step);
+    if (it == step_index.end()) {
+      if (scan.steps.size() >= kMaxSteps) {
+        scan.steps_truncated = true;
+        continue;
+      }
+      step_index.emplace(r.step, static_cast<uint32_t>(scan.steps.size()));
+      scan.steps.push_back(r);
+      continue;
+    }
+    StepRecord& a = scan.steps[it->second];
+    if (r.rank >= 0 && (a.rank < 0 || r.rank < a.rank)) {
+      a.rank = r.rank;
+      a.seconds = r.seconds;
+      a.tflops = r.tflops;
+      a.mfu = r.mfu;
+      a.loss = r.loss;
+    }
+    a.entries += r.entries;
+    a.tgs_sum += r.tgs_sum;
+    a.tgs_n += r.tgs_n;
+    a.last_line = r.last_line;
+    if (r.first_time != kNoTime && (a.first_time == kNoTime || r.first_time < a.first_time)) a.first_time = r.first_time;
+    if (r.last_time != kNoTime && (a.last_time == kNoTime || r.last_time > a.last_time)) a.last_time = r.last_time;
+  }
+  cached_step = -1;
+  scan.step_lines += b.scan.step_lines;
+  max_step = std::max(max_step, b.max_step);
+  for (size_t i = 0; i < b.rank_vec.size(); ++i) {
+    if (!b.rank_seen[i]) continue;
+    const RankRecord& r = b.rank_vec[i];
+    RankRecord& a = *Rank(static_cast<int>(i) - 1);
+    if (r.last_step >= 0) {
+      a.last_step = r.last_step;
+      a.last_step_line = r.last_step_line + L;
+      if (r.last_step_time != kNoTime) a.last_step_time = r.last_step_time;
+    }
+    a.step_lines += r.step_lines;
+    a.seconds_sum += r.seconds_sum;
+    a.reached_barrier |= r.reached_barrier;
+    if (!a.own_death_line && r.own_death_line) {
+      a.own_death_line = r.own_death_line + L;
+      a.own_death_time = r.own_death_time;
+    }
+    if (r.last_line) a.last_line = r.last_line + L;
+  }
+  for (const auto& [kind, h] : b.scan.signatures) {
+    SignatureHits& a = scan.signatures[kind];
+    if (a.cls.empty()) a.cls = h.cls;
+    a.count += h.count;
+    for (const auto& r : h.first)
+      if (a.first.size() < kKeepOccurrences) a.first.push_back(shifted(r));
+    for (const auto& r : h.last) {
+      if (a.last.size() == kKeepOccurrences) a.last.erase(a.last.begin());
+      a.last.push_back(shifted(r));
+    }
+  }
+  if (b.hb_open >= 0 && scan.heartbeats.size() + static_cast<size_t>(b.hb_open) < kMaxListed) {
+    hb_open = static_cast<int>(scan.heartbeats.size()) + b.hb_open;
+    hb_rank = b.hb_rank;
+    hb_line = b.hb_line + L;
+  }
+  for (auto h : b.scan.heartbeats) {
+    Shift(&h.ref, L);
+    if (scan.heartbeats.size() < kMaxListed) scan.heartbeats.push_back(std::move(h));
+  }
+  if (!scan.heartbeat_timeout_seconds) scan.heartbeat_timeout_seconds = b.scan.heartbeat_timeout_seconds;
+  const uint64_t seq0 = scan.tracebacks_total;
+  for (auto [seq, rec] : b.tracebacks) {
+    Shift(&rec.start, L);
+    Shift(&rec.exception, L);
+    if (tracebacks.size() >= 2 * kKeepTracebacks)
+      tracebacks.erase(tracebacks.begin() + static_cast<long>(kKeepTracebacks));
+    tracebacks.emplace_back(seq + seq0, std::move(rec));
+  }
+  scan.tracebacks_total += b.scan.tracebacks_total;
+  pending_tb = b.pending_tb;
+  for (auto& p : pending_tb) p.seq += seq0;
+  for (auto e : b.scan.slurm_ends) {
+    Shift(&e.ref, L);
+    if (scan.slurm_ends.size() < kMaxListed) scan.slurm_ends.push_back(std::move(e));
+  }
+  for (auto w : b.scan.init_waves) {
+    w.first_line += L;
+    w.last_line += L;
+    w.after_step = std::max(w.after_step, a_max_step);
+    if (scan.init_waves.size() < kMaxListed) scan.init_waves.push_back(w);
+  }
+  if (!b.scan.init_waves.empty()) {
+    wave_members = b.wave_members;
+    step_lines_at_wave = b.step_lines_at_wave + a_step_lines;
+  }
+  if (!scan.memstats && b.scan.memstats) {
+    scan.memstats = shifted(*b.scan.memstats);
+    scan.memstats_lines = b.scan.memstats_lines;
+  }
+  if (!scan.barrier && b.scan.barrier) scan.barrier = shifted(*b.scan.barrier);
+  for (int64_t c : b.scan.checkpoint_steps)
+    if (scan.checkpoint_steps.size() < 100000) scan.checkpoint_steps.push_back(c);
+  if (b.scan.restored_step) scan.restored_step = b.scan.restored_step;
+  scan.single_replica_restore |= b.scan.single_replica_restore;
+  scan.uses_ray |= b.scan.uses_ray;
+  if (!scan.prometheus_port) scan.prometheus_port = b.scan.prometheus_port;
+  if (b.scan.first_time != kNoTime && (scan.first_time == kNoTime || b.scan.first_time < scan.first_time))
+    scan.first_time = b.scan.first_time;
+  if (b.scan.last_time != kNoTime && (scan.last_time == kNoTime || b.scan.last_time >= scan.last_time)) {
+    scan.last_time = b.scan.last_time;
+    scan.last_line_with_time = b.scan.last_line_with_time + L;
+  }
+  summary_lines = b.summary_lines;
+  in_stage_table = b.in_stage_table;
+  in_long_line = b.in_long_line;
+}
 
 LineRef LogScanner::Impl::Ref(const LogLine& ll, std::string_view content, int64_t t) const {
   LineRef r;
@@ -739,7 +908,7 @@ void LogScanner::Impl::Act(const LineSignature& sig, const LogLine& ll, std::str
 
 void LogScanner::Impl::Context(const LogLine& ll, std::string_view c, int64_t t) {
   // Header: KEY=value lines and the stage-timeout table near the top.
-  if (line_no <= static_cast<uint64_t>(kHeaderLines)) {
+  if (header && line_no <= static_cast<uint64_t>(kHeaderLines)) {
     size_t eq = c.find('=');
     if (eq != std::string_view::npos && IsUpperKey(c.substr(0, eq)) && ll.rank < 0)
       scan.header.emplace(std::string(c.substr(0, eq)), std::string(StripQuotes(Trim(c.substr(eq + 1)))));
@@ -837,6 +1006,19 @@ void LogScanner::FeedLongLinePiece(const char* data, size_t n) {
 }
 
 uint64_t LogScanner::offset() const { return impl_->offset; }
+
+LogScanner LogScanner::Continuation(int64_t reference_time) {
+  LogScanner s(reference_time);
+  s.impl_->full_lines = 0;
+  s.impl_->header = false;
+  return s;
+}
+
+bool LogScanner::MergeFrom(const LogScanner& continuation) {
+  if (impl_->OpenContext()) return false;
+  impl_->Merge(*continuation.impl_);
+  return true;
+}
 
 LogScan LogScanner::Result() const {
   LogScan out = impl_->scan;
@@ -972,37 +1154,96 @@ class BlockReader {
   std::thread thread_;
 };
 
-void ScanBlocks(int fd, const std::filesystem::path& path, uint64_t begin, uint64_t end, FileScan* out) {
+// Feeds [begin, end) of the file to `scanner` through a BlockReader. Leaves an
+// unfinished last line in `carry`; returns whether the file shrank while it was read.
+bool FeedBlocks(int fd, const std::filesystem::path& path, uint64_t begin, uint64_t end, LogScanner* scanner,
+                std::string* carry) {
   BlockReader reader(fd, begin, end);
-  std::string carry;   // the unfinished last line of the previous block (< kCarryRoom bytes)
+  carry->clear();
   char* data;
   size_t n;
   try {
     while (reader.Next(&data, &n)) {
-      char* start = data - carry.size();
-      std::memcpy(start, carry.data(), carry.size());
-      n += carry.size();
-      carry.clear();
-      size_t used = out->state.Feed(start, n, false);
+      char* start = data - carry->size();
+      std::memcpy(start, carry->data(), carry->size());
+      n += carry->size();
+      carry->clear();
+      size_t used = scanner->Feed(start, n, false);
       size_t rest = n - used;
       if (rest > kMaxLineExamined) {   // a line longer than anyone reads: keep its start only
-        out->state.FeedLongLinePiece(start + used, rest);
+        scanner->FeedLongLinePiece(start + used, rest);
         rest = 0;
       }
-      carry.assign(start + used, rest);
+      carry->assign(start + used, rest);
     }
   } catch (const std::runtime_error& e) {
     throw std::runtime_error("cannot read " + path.string() + ": " + e.what());
   }
-  out->changed_during_read |= reader.truncated();
+  return reader.truncated();
+}
+
+void ScanBlocks(int fd, const std::filesystem::path& path, uint64_t begin, uint64_t end, FileScan* out) {
+  std::string carry;
+  out->changed_during_read |= FeedBlocks(fd, path, begin, end, &out->state, &carry);
   LogScanner last = out->state;
   if (!carry.empty()) last.Feed(carry.data(), carry.size(), true);
   out->scan = last.Result();
 }
 
+// First byte after the first '\n' at or after `from` (end when there is none).
+uint64_t NextLineStart(int fd, uint64_t from, uint64_t end) {
+  char buf[64 * 1024];
+  while (from < end) {
+    ssize_t r = ::pread(fd, buf, static_cast<size_t>(std::min<uint64_t>(sizeof buf, end - from)), static_cast<off_t>(from));
+    if (r <= 0) return end;
+    const void* nl = std::memchr(buf, '\n', static_cast<size_t>(r));
+    if (nl) return from + static_cast<uint64_t>(static_cast<const char*>(nl) - buf) + 1;
+    from += static_cast<uint64_t>(r);
+  }
+  return end;
+}
+
+// Two halves on two threads, merged; the second half is rescanned serially in the rare
+// case the first ended inside a multi-line context.
+void ScanHalves(int fd, const std::filesystem::path& path, uint64_t size, int64_t reference, FileScan* out) {
+  const uint64_t split = NextLineStart(fd, size / 2, size);
+  LogScanner second = LogScanner::Continuation(reference);
+  std::string second_carry;
+  bool second_truncated = false;
+  std::exception_ptr second_error;
+  std::thread worker([&] {
+    try {
+      second_truncated = FeedBlocks(fd, path, split, size, &second, &second_carry);
+    } catch (...) {
+      second_error = std::current_exception();
+    }
+  });
+  std::string first_carry;
+  bool first_truncated;
+  try {
+    first_truncated = FeedBlocks(fd, path, 0, split, &out->state, &first_carry);
+  } catch (...) {
+    worker.join();
+    throw;
+  }
+  worker.join();
+  if (second_error) std::rethrow_exception(second_error);
+  // The first half ends at a line boundary unless the file shrank under us.
+  bool merged = !first_truncated && first_carry.empty() && out->state.MergeFrom(second);
+  if (!merged) {
+    std::string carry;
+    second_truncated = FeedBlocks(fd, path, out->state.offset(), size, &out->state, &carry);
+    second_carry = carry;
+  }
+  out->changed_during_read |= first_truncated || second_truncated;
+  LogScanner last = out->state;
+  if (!second_carry.empty()) last.Feed(second_carry.data(), second_carry.size(), true);
+  out->scan = last.Result();
+}
+
 }  // namespace
 
-FileScan ScanFile(const std::filesystem::path& path, const LogScanner* resume) {
+FileScan ScanFile(const std::filesystem::path& path, const LogScanner* resume, uint64_t parallel_from) {
   Fd f;
   f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (f.fd < 0) {
@@ -1025,7 +1266,9 @@ FileScan ScanFile(const std::filesystem::path& path, const LogScanner* resume) {
     off = 0;
   }
   ::posix_fadvise(f.fd, static_cast<off_t>(off), 0, POSIX_FADV_SEQUENTIAL);
-  if (size - off >= kThreadedReadFrom) {
+  if (off == 0 && size >= parallel_from) {
+    ScanHalves(f.fd, path, size, st.st_mtim.tv_sec, &out);
+  } else if (size - off >= kThreadedReadFrom) {
     ScanBlocks(f.fd, path, off, size, &out);
   } else {
     std::unique_ptr<char[]> buf(new char[kReadBlock]);

@@ -142,6 +142,106 @@ TEST(Scanner, BlockReaderMatchesPiecewiseFeeding) {
   EXPECT_EQ(static_cast<int>(f.scan.steps.size()), step);
 }
 
+// Big logs are scanned as two halves on two threads and merged. Whatever sits at the
+// split — nothing special, a traceback, a heartbeat task list, a JOB SUMMARY — the
+// result must be the serial one.
+void ExpectSameScan(const LogScan& a, const LogScan& b) {
+  EXPECT_EQ(a.lines, b.lines);
+  EXPECT_EQ(a.bytes, b.bytes);
+  EXPECT_EQ(a.step_lines, b.step_lines);
+  ASSERT_EQ(a.steps.size(), b.steps.size());
+  for (size_t i = 0; i < a.steps.size(); ++i) {
+    EXPECT_EQ(a.steps[i].step, b.steps[i].step);
+    EXPECT_EQ(a.steps[i].entries, b.steps[i].entries) << a.steps[i].step;
+    EXPECT_EQ(a.steps[i].first_line, b.steps[i].first_line) << a.steps[i].step;
+    EXPECT_EQ(a.steps[i].last_line, b.steps[i].last_line) << a.steps[i].step;
+    EXPECT_EQ(a.steps[i].rank, b.steps[i].rank);
+    EXPECT_DOUBLE_EQ(a.steps[i].tgs_sum, b.steps[i].tgs_sum);
+  }
+  ASSERT_EQ(a.ranks.size(), b.ranks.size());
+  for (const auto& [r, rec] : a.ranks) {
+    EXPECT_EQ(rec.last_step_line, b.ranks.at(r).last_step_line) << r;
+    EXPECT_EQ(rec.step_lines, b.ranks.at(r).step_lines) << r;
+    EXPECT_EQ(rec.own_death_line, b.ranks.at(r).own_death_line) << r;
+    EXPECT_EQ(rec.last_line, b.ranks.at(r).last_line) << r;
+  }
+  ASSERT_EQ(a.signatures.size(), b.signatures.size());
+  for (const auto& [k, h] : a.signatures) {
+    const auto& g = b.signatures.at(k);
+    EXPECT_EQ(h.count, g.count) << k;
+    ASSERT_EQ(h.first.size(), g.first.size()) << k;
+    ASSERT_EQ(h.last.size(), g.last.size()) << k;
+    for (size_t i = 0; i < h.first.size(); ++i) EXPECT_EQ(h.first[i].line, g.first[i].line) << k;
+    for (size_t i = 0; i < h.last.size(); ++i) EXPECT_EQ(h.last[i].line, g.last[i].line) << k;
+  }
+  ASSERT_EQ(a.heartbeats.size(), b.heartbeats.size());
+  for (size_t i = 0; i < a.heartbeats.size(); ++i) EXPECT_EQ(a.heartbeats[i].tasks, b.heartbeats[i].tasks);
+  ASSERT_EQ(a.tracebacks.size(), b.tracebacks.size());
+  for (size_t i = 0; i < a.tracebacks.size(); ++i) EXPECT_EQ(a.tracebacks[i].exception.line, b.tracebacks[i].exception.line);
+  EXPECT_EQ(a.tracebacks_total, b.tracebacks_total);
+  EXPECT_EQ(a.summary.present, b.summary.present);
+  EXPECT_EQ(a.summary.status_line, b.summary.status_line);
+  EXPECT_EQ(a.init_waves.size(), b.init_waves.size());
+  EXPECT_EQ(a.node_exits.size(), b.node_exits.size());
+  EXPECT_EQ(a.header, b.header);
+  EXPECT_EQ(a.config, b.config);
+  EXPECT_EQ(a.checkpoint_steps, b.checkpoint_steps);
+  EXPECT_EQ(a.first_time, b.first_time);
+  EXPECT_EQ(a.last_time, b.last_time);
+  EXPECT_EQ(a.last_line_with_time, b.last_line_with_time);
+  EXPECT_EQ(a.benign_lines, b.benign_lines);
+}
+
+TEST(Scanner, ParallelHalvesEqualTheSerialScan) {
+  const char* middles[] = {
+      "",
+      "5: Traceback (most recent call last):\n5:   File \"x.py\", line 1, in f\n5: ValueError: split here\n",
+      "0: E0224 10:00:00.000000 1 coordination_service.cc:1] UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):\n"
+      "0: /job:jax_worker/replica:0/task:8\n0: /job:jax_worker/replica:0/task:10\n",
+      "========================== JOB SUMMARY ==========================\n  Status: FAILED (exit 1)\n"
+      "=================================================================\n",
+      "3: chi3:1:2 [0] init.cc:2095 NCCL WARN MSCCL++: Feature not enabled\n4: chi4:1:2 [0] init.cc:2095 NCCL WARN MSCCL++: Feature not enabled\n",
+  };
+  for (const char* middle : middles) {
+    TempDir d;
+    std::string head = "JOB_ID=7001\nNNODES=2\nJOB_NODELIST=chi[1-2]\nMODEL_NAME=m\n";
+    std::string body;
+    for (int s = 0; s < 3000; ++s) {
+      body += "0: I0224 10:00:00.000000 1 f.py:1] noise noise NCCL INFO Channel 00\n";
+      body += StepLines(s, s, 8);
+      if (s % 250 == 0) body += "3: NCCL WARN Timeout waiting for peer\n4: Config param steps: 9\n";
+      if (s % 700 == 0) body += "6: Traceback (most recent call last):\n6:   File \"a.py\"\n6: KeyError: 'x'\n";
+    }
+    // Put `middle` at the exact split point (the first line start after size / 2), with
+    // the same number of bytes after it as before it.
+    std::string tail = body;
+    std::string log = head + body + middle + tail;
+    size_t split = (log.size()) / 2;
+    std::string prefix = head + body;
+    // Pad the front so that size/2 falls inside `middle`.
+    if (std::string(middle).size() > 0) {
+      size_t want = prefix.size() + 1;   // first byte of `middle`
+      size_t total = log.size();
+      if (want * 2 > total) tail += std::string(want * 2 - total, '\n');
+      log = head + body + middle + tail;
+      split = log.size() / 2;
+    }
+    (void)split;
+    WriteFile(d.path() / "p.log", log);
+    FileScan serial = ScanFile(d.path() / "p.log", nullptr, UINT64_MAX);
+    FileScan halves = ScanFile(d.path() / "p.log", nullptr, 1 << 20);
+    ExpectSameScan(serial.scan, halves.scan);
+    // And the resumable state after a parallel scan continues like the serial one.
+    {
+      std::ofstream f(d.path() / "p.log", std::ios::app);
+      f << StepLines(9000, 9001, 8) << "2: RESOURCE_EXHAUSTED: Out of memory\n";
+    }
+    FileScan a = ScanFile(d.path() / "p.log", &serial.state, UINT64_MAX);
+    FileScan b = ScanFile(d.path() / "p.log", &halves.state, UINT64_MAX);
+    ExpectSameScan(a.scan, b.scan);
+  }
+}
+
 TEST(Scanner, NotARegularFileOrUnreadable) {
   TempDir d;
   std::filesystem::create_directories(d.path() / "dir.log");
