@@ -39,7 +39,6 @@ Config LoadConfigFile(const std::filesystem::path& path) {
   try {
     if (auto w = root["workspace"]) c.workspace = w.as<std::string>();
     if (auto http = root["http"]) {
-      if (auto l = http["listen"]) c.http_listen = l.as<std::string>();
       c.allowed_origins = StringList(http["allowed_origins"], "http.allowed_origins");
       c.allowed_hosts = StringList(http["allowed_hosts"], "http.allowed_hosts");
       if (auto m = http["max_body_bytes"]) c.max_body_bytes = m.as<size_t>();

@@ -17,7 +17,6 @@ struct TokenEntry {
 
 struct Config {
   std::filesystem::path workspace = "outputs";
-  std::string http_listen;                     // empty = no HTTP
   std::vector<TokenEntry> tokens;
   std::vector<std::string> allowed_origins;    // besides loopback origins
   std::vector<std::string> allowed_hosts;      // besides loopback host names

@@ -65,7 +65,7 @@ int RunServe(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   Config config = ResolveConfig(flags.value("config"), flags.value("workspace"));
-  std::string http_addr = flags.value("http").value_or(flags.has("stdio") ? "" : "");
+  std::string http_addr = flags.value("http").value_or("");
   bool use_stdio = flags.has("stdio") || http_addr.empty();
 
   auto registry = std::make_shared<mcp::Registry>();
