@@ -170,6 +170,24 @@ TgsAnalysis AnalyzeTgs(std::vector<TgsPoint> points) {
     if (i > 0) ph.change_pct = (ph.mean - out.phases.back().mean) / out.phases.back().mean * 100;
     out.phases.push_back(ph);
   }
+  // Onset of the first decline: walk back from the end of the first phase while the
+  // local median (window 5) stays below the phase's early baseline by more than the noise.
+  if (out.phases.size() >= 2 && out.phases[1].mean < out.phases[0].mean) {
+    auto [a, b] = segs[0];
+    std::vector<double> early(f.begin() + static_cast<long>(a), f.begin() + static_cast<long>(a + (b - a) / 2 + 1));
+    double baseline = Median(early);
+    double thr = baseline - std::max(3 * sigma, 0.005 * std::abs(baseline));
+    auto local = [&](size_t i) {
+      double w[5];
+      size_t k = 0;
+      for (size_t j = i >= 2 ? i - 2 : 0; j < std::min(n, i + 3); ++j) w[k++] = f[j];
+      std::sort(w, w + k);
+      return w[k / 2];
+    };
+    size_t j = b;
+    while (j > a && local(j - 1) < thr) --j;
+    out.decline_onset_step = j < b ? steps[j] : steps[b < n ? b : n - 1];
+  }
   // Early steady window and tail (skill: steps 5-15 vs the last 10), on raw values.
   size_t sw = std::min(kSteadyWindow, n);
   out.steady_mean = std::accumulate(x.begin(), x.begin() + static_cast<long>(sw), 0.0) / static_cast<double>(sw);

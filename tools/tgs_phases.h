@@ -13,6 +13,7 @@
 // whose means differ by less than 3 % are merged.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct TgsAnalysis {
   bool degraded = false;                   // tail more than 10 % below steady
   // stable | constant_drop | phased | gradual | one_time | improved | insufficient_data
   std::string pattern;
+  // When the first change is a decline: the step where it starts (for a gradual slide
+  // this is earlier than the first phase boundary, which waits for a 3 % difference).
+  std::optional<int64_t> decline_onset_step;
 };
 
 TgsAnalysis AnalyzeTgs(std::vector<TgsPoint> points);

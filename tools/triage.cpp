@@ -308,6 +308,11 @@ Json TriageJob(const JobFiles& job, const TriageOptions& opt, ScanCache& cache) 
       }
     }
   }
+  // A traceback's evidence is its last line (the exception), not only its first.
+  if (auto it = cands.find("python_exception"); it != cands.end())
+    for (const FileScanView* v : views)
+      for (const auto& tb : v->scan().tracebacks)
+        if (tb.exception.line && it->second.evidence.size() < 12) it->second.evidence.push_back({v->display, tb.exception, "exception"});
   for (auto& [cls, c] : cands)
     std::sort(c.evidence.begin(), c.evidence.end(), [](const Ev& a, const Ev& b) {
       return a.file != b.file ? a.file < b.file : a.ref.line < b.ref.line;
@@ -616,6 +621,7 @@ Json TriageJob(const JobFiles& job, const TriageOptions& opt, ScanCache& cache) 
     out["tgs"] = Json{{"steady_mean", Round(tgs->steady_mean, 1)}, {"tail_mean", Round(tgs->tail_mean, 1)},
                       {"degradation_pct", Round(tgs->degradation_pct, 1)}, {"degraded", tgs->degraded},
                       {"pattern", tgs->pattern}, {"warmup_steps", tgs->warmup_steps},
+                      {"decline_onset_step", OptOrNull(tgs->decline_onset_step)},
                       {"spikes", tgs->spikes.size()}, {"phases", phases}};
   } else {
     out["tgs"] = nullptr;

@@ -62,6 +62,7 @@ Json OutputSchema() {
                   {"degradation_pct", {{"type", "number"}}}, {"degraded", {{"type", "boolean"}}},
                   {"pattern", {{"enum", {"stable", "constant_drop", "phased", "gradual", "one_time", "improved", "insufficient_data"}}}},
                   {"warmup_steps", {{"type", "integer"}}}, {"spikes", {{"type", "integer"}}},
+                  {"decline_onset_step", Nullable("integer")},
                   {"phases", {{"type", "array"}, {"items", phase}}}});
   Json waves = Json{{"type", "object"},
                     {"required", {"count", "before_training", "during_training", "single_replica_restore"}},

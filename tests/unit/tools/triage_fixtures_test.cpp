@@ -210,6 +210,7 @@ TEST_F(TriageFixtures, FourTgsPhasesOf8308) {
     EXPECT_NEAR(phases[i]["mean"].get<double>(), means[i], 5) << i;
   }
   EXPECT_EQ(t["tgs"]["pattern"], "phased");
+  EXPECT_NEAR(t["tgs"]["decline_onset_step"].get<double>(), 97, 1);
   EXPECT_TRUE(t["tgs"]["degraded"].get<bool>());
   EXPECT_TRUE(Has(t["secondary"], "tgs_degradation"));
 }
@@ -219,6 +220,7 @@ TEST_F(TriageFixtures, GradualDeclineOf7938) {
   EXPECT_EQ(t["tgs"]["pattern"], "gradual");
   const Json& first = t["tgs"]["phases"][0];
   EXPECT_NEAR(first["end_step"].get<double>(), 460, 15);   // decline starts at ~450
+  EXPECT_NEAR(t["tgs"]["decline_onset_step"].get<double>(), 452, 6);
   EXPECT_NEAR(t["tgs"]["degradation_pct"].get<double>(), 25, 1);
 }
 
