@@ -1154,6 +1154,15 @@ class BlockReader {
   std::thread thread_;
 };
 
+// The result including an unfinished last line, which the resumable state must not
+// consume (the line may still grow); copies the state only when there is such a line.
+LogScan FinalResult(const LogScanner& state, const char* tail, size_t n) {
+  if (n == 0) return state.Result();
+  LogScanner last = state;
+  last.Feed(tail, n, true);
+  return last.Result();
+}
+
 // Feeds [begin, end) of the file to `scanner` through a BlockReader. Leaves an
 // unfinished last line in `carry`; returns whether the file shrank while it was read.
 bool FeedBlocks(int fd, const std::filesystem::path& path, uint64_t begin, uint64_t end, LogScanner* scanner,
@@ -1185,9 +1194,7 @@ bool FeedBlocks(int fd, const std::filesystem::path& path, uint64_t begin, uint6
 void ScanBlocks(int fd, const std::filesystem::path& path, uint64_t begin, uint64_t end, FileScan* out) {
   std::string carry;
   out->changed_during_read |= FeedBlocks(fd, path, begin, end, &out->state, &carry);
-  LogScanner last = out->state;
-  if (!carry.empty()) last.Feed(carry.data(), carry.size(), true);
-  out->scan = last.Result();
+  out->scan = FinalResult(out->state, carry.data(), carry.size());
 }
 
 // First byte after the first '\n' at or after `from` (end when there is none).
@@ -1236,9 +1243,7 @@ void ScanHalves(int fd, const std::filesystem::path& path, uint64_t size, int64_
     second_carry = carry;
   }
   out->changed_during_read |= first_truncated || second_truncated;
-  LogScanner last = out->state;
-  if (!second_carry.empty()) last.Feed(second_carry.data(), second_carry.size(), true);
-  out->scan = last.Result();
+  out->scan = FinalResult(out->state, second_carry.data(), second_carry.size());
 }
 
 }  // namespace
@@ -1295,9 +1300,7 @@ FileScan ScanFile(const std::filesystem::path& path, const LogScanner* resume, u
       if (used < have) std::memmove(buf.get(), buf.get() + used, have - used);
       have -= used;
     }
-    LogScanner last = out.state;
-    if (have) last.Feed(buf.get(), have, true);
-    out.scan = last.Result();
+    out.scan = FinalResult(out.state, buf.get(), have);
   }
   struct stat after {};
   if (::fstat(f.fd, &after) == 0 &&
