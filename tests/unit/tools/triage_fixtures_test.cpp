@@ -7,6 +7,7 @@
 
 #include "test_util.h"
 #include "tools/triage.h"
+#include "tools/workspace.h"
 
 namespace mt::tools {
 namespace {
@@ -274,6 +275,61 @@ TEST_F(TriageFixtures, DefaultOutputStaysSmallAndFullIsBounded) {
     EXPECT_LT(brief.dump().size(), 8000u) << f;
     EXPECT_LT(full.dump().size(), 80000u) << f;
   }
+}
+
+}  // namespace
+}  // namespace mt::tools
+
+namespace mt::tools {
+namespace {
+
+// Side logs: a RAY=1 job whose Slurm log was truncated (the Ray worker log is
+// authoritative) and a k8s job whose primary log holds rank 0 only.
+TEST(TriageSideLogs, RayWorkerLogAndK8sRankLogs) {
+  testing::TempDir d;
+  const auto ws = d.path();
+  auto step = [](int s) {
+    return "completed step: " + std::to_string(s) + ", seconds: 5.0, TFLOP/s/device: 900.0, MFU: 36.00%, Tokens/s/device: 3200.0, total_weights: 1, loss: 7.0\n";
+  };
+  std::string slurm = "JOB_ID=9300\nNNODES=1\nRAY_PORT=41000\nMODEL_NAME=m\n";
+  for (int s = 0; s <= 10; ++s) slurm += "0: (MaxTextTrainerActor pid=77) " + step(s);
+  testing::WriteFile(ws / "9300-JAX-ray.log", slurm);
+  std::filesystem::create_directories(ws / "9300-JAX-ray");
+  std::filesystem::create_symlink("../9300-JAX-ray.log", ws / "9300-JAX-ray/log");
+  std::string worker;
+  for (int s = 0; s <= 30; ++s) worker += step(s);
+  worker += "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 3.00GiB.\n";
+  worker += "[Node 0 @ chi1] Training subprocess exited with code 1\n";
+  testing::WriteFile(ws / "9300-JAX-ray/ray_logs/chi1/worker-0a1b-77-78.out", worker);
+
+  std::string k8s = "JOB_ID=k8s-20260224-110000-abcd\nNNODES=2\nMODEL_NAME=q\n";
+  for (int s = 0; s <= 5; ++s) k8s += step(s);
+  testing::WriteFile(ws / "k8s-20260224-110000-abcd-JAX-q.log", k8s);
+  std::filesystem::create_directories(ws / "k8s-20260224-110000-abcd-JAX-q");
+  std::filesystem::create_symlink("../k8s-20260224-110000-abcd-JAX-q.log", ws / "k8s-20260224-110000-abcd-JAX-q/log");
+  testing::WriteFile(ws / "k8s-20260224-110000-abcd-JAX-q/rank-1.log",
+                     step(5) + ":0:rocdevice.cpp :2984: Callback: Queue aborting with error : HSA_STATUS_ERROR_EXCEPTION code: 0x1016 Aborting\n");
+  for (const auto& p : std::filesystem::recursive_directory_iterator(ws))
+    if (p.is_regular_file()) testing::SetMtime(p.path(), testing::Iso("2026-02-24T11:00:00Z"));
+
+  Workspace w(ws);
+  ScanCache cache;
+  TriageOptions o;
+  o.now = testing::Iso("2026-02-24T12:00:00Z");
+  Json ray = TriageJob(w.Resolve("9300"), o, cache);
+  EXPECT_EQ(ray["class"], "oom") << ray["headline"];
+  EXPECT_EQ(ray["last_step"], 30);
+  EXPECT_EQ(ray["scan"]["steps_from"], "9300-JAX-ray/ray_logs/chi1/worker-0a1b-77-78.out");
+  EXPECT_EQ(ray["evidence"][0]["file"], "9300-JAX-ray/ray_logs/chi1/worker-0a1b-77-78.out");
+  EXPECT_EQ(ray["evidence"][0]["line"], 32);
+  EXPECT_TRUE(ray["job"]["uses_ray"].get<bool>());
+  EXPECT_EQ(ray["scan"]["files"], 2);
+
+  Json k = TriageJob(w.Resolve("k8s-20260224-110000-abcd"), o, cache);
+  EXPECT_EQ(k["class"], "gpu_hw_error") << k["headline"];
+  EXPECT_EQ(k["evidence"][0]["file"], "k8s-20260224-110000-abcd-JAX-q/rank-1.log");
+  EXPECT_EQ(k["evidence"][0]["line"], 2);
+  EXPECT_EQ(k["job"]["kind"], "k8s");
 }
 
 }  // namespace
