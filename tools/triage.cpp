@@ -426,7 +426,7 @@ Json TriageJob(const JobFiles& job, const TriageOptions& opt, ScanCache& cache) 
   } else {
     status = "running";
   }
-  if (status != "completed" && status != "running" && prog.stalled) {
+  if (status != "completed" && status != "running" && prog.stalled && ps.lines > 0) {
     LineRef r;
     if (!ss.steps.empty()) {
       const StepRecord& last = ss.steps.back();

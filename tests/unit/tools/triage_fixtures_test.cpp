@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <cstdlib>
 
 #include "test_util.h"
@@ -94,6 +95,15 @@ TEST_F(TriageFixtures, EveryFixtureGetsItsClassAndStatus) {
       {"tgs_7938", "running", "running"},
       {"fresh_8101", "running", "running"},
       {"restore_8102", "running", "running"},
+      {"container_load_fail", "container_load_fail", "failed"},
+      {"nccl_nic_fail", "nccl_nic_fail", "failed"},
+      {"patch_branch_fail", "patch_branch_fail", "failed"},
+      {"stage_fail", "stage_fail", "failed"},
+      {"signal_kill", "signal_kill", "failed"},
+      {"actor_fail", "actor_fail", "failed"},
+      {"nic_error", "nic_error", "failed"},
+      {"coordination_timeout", "coordination_timeout", "failed"},
+      {"empty", "unknown", "unknown"},
   };
   for (const auto& e : table) {
     Json t = Triage(e.fixture);
@@ -102,6 +112,26 @@ TEST_F(TriageFixtures, EveryFixtureGetsItsClassAndStatus) {
     EXPECT_LE(t["evidence"].size(), 5u) << e.fixture;
     for (const auto& ev : t["evidence"]) EXPECT_GT(ev["line"].get<int64_t>(), 0) << e.fixture;
   }
+}
+
+TEST_F(TriageFixtures, NonFatalClassesAreOnlySecondary) {
+  Json t = Triage("signal_kill");
+  EXPECT_TRUE(Has(t["secondary"], "ray_start_fail")) << t["secondary"];
+  EXPECT_TRUE(Has(t["secondary"], "dmabuf_guard")) << t["secondary"];
+  EXPECT_EQ(t["exit_code"], 139);
+  Json a = Triage("actor_fail");
+  EXPECT_TRUE(Has(a["secondary"], "subprocess_fail")) << a["secondary"];
+}
+
+TEST_F(TriageFixtures, EveryClassHasAFixture) {
+  std::set<std::string> seen;
+  for (const auto& e : std::filesystem::directory_iterator(dir_->path()))
+    if (e.path().extension() == ".log") {
+      Json t = Triage(e.path().stem().string());
+      seen.insert(t["class"].get<std::string>());
+      for (const auto& s : t["secondary"]) seen.insert(s.get<std::string>());
+    }
+  for (const auto& c : TriageClasses()) EXPECT_TRUE(seen.count(c)) << "no fixture yields class " << c;
 }
 
 TEST_F(TriageFixtures, RootCauseBeatsItsCascade) {
