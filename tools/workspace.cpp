@@ -252,14 +252,21 @@ JobFiles Workspace::FromLog(const fs::path& log) const { return Finder{root_, th
 JobFiles Workspace::FromDir(const fs::path& dir) const { return Finder{root_, this}.FromDir(dir); }
 
 std::vector<JobFiles> Workspace::List(std::vector<std::string>* warnings) const {
+  return ListMatching("", warnings);
+}
+
+std::vector<JobFiles> Workspace::ListId(const std::string& id) const { return ListMatching(id, nullptr); }
+
+std::vector<JobFiles> Workspace::ListMatching(const std::string& only_id, std::vector<std::string>* warnings) const {
   Finder f{root_, this};
   struct Found {
     std::vector<fs::path> dirs, logs;
   };
   std::map<std::string, Found> by_id;
   for (const auto& n : Names(root_)) {
+    if (!only_id.empty() && !n.starts_with(only_id + "-")) continue;
     auto id = ParseJobId(StemOf(n));
-    if (!id) continue;
+    if (!id || (!only_id.empty() && id->id != only_id)) continue;
     fs::path p = root_ / n;
     std::optional<fs::path> safe;
     try {
@@ -311,7 +318,7 @@ JobFiles Workspace::Resolve(std::string_view spec) const {
   // A bare id.
   static const RE2 kIdOnly(R"(^(k8s-\d+-\d+-[0-9a-f]+|local_[0-9_]+[0-9a-f]+|\d+)$)");
   if (RE2::FullMatch(s, kIdOnly)) {
-    for (auto& j : List())
+    for (auto& j : ListId(s))
       if (j.id == s) return j;
     throw WorkspaceError(Code::kNotFound, "no job " + s + " in workspace " + root_.string() + " (list_jobs shows the jobs it has)");
   }

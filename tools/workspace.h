@@ -64,6 +64,8 @@ class Workspace {
   // Every job, sorted by id (numeric ids by value) then name. Entries that cannot be
   // read or that point outside the workspace are skipped and described in `warnings`.
   std::vector<JobFiles> List(std::vector<std::string>* warnings = nullptr) const;
+  // Only the jobs with this id (cheaper than List() on a big workspace).
+  std::vector<JobFiles> ListId(const std::string& id) const;
 
   // Finds one job. Throws WorkspaceError with a message that says what to do.
   JobFiles Resolve(std::string_view spec) const;
@@ -80,6 +82,7 @@ class Workspace {
   JobFiles FromDir(const std::filesystem::path& dir) const;
 
  private:
+  std::vector<JobFiles> ListMatching(const std::string& only_id, std::vector<std::string>* warnings) const;
   std::filesystem::path root_;   // canonical
 };
 
