@@ -252,7 +252,7 @@ const std::vector<std::string>& TriageClasses() {
   return all;
 }
 
-Json TriageJob(const JobFiles& job, const TriageOptions& opt, ScanCache& cache) {
+Json TriageJob(const JobFiles& job, const TriageOptions& opt, ScanCache& cache, Json* scan_meta) {
   if (job.log.empty())
     throw std::runtime_error("job " + (job.id.empty() ? job.name : job.id) +
                              " has no log yet (the `log` link does not resolve): it may still be queued");
@@ -661,8 +661,9 @@ Json TriageJob(const JobFiles& job, const TriageOptions& opt, ScanCache& cache) 
   }
   out["scan"] = Json{{"files", views.size()},     {"bytes", bytes},
                      {"lines", lines},            {"oversized_lines", oversized},
-                     {"from_cache", primary.handle.from_cache}, {"incremental", primary.handle.incremental},
                      {"changed_during_read", changed}, {"steps_from", steps_view->display}};
+  if (scan_meta)
+    *scan_meta = Json{{"from_cache", primary.handle.from_cache}, {"incremental", primary.handle.incremental}};
   out["truncated"] = truncated;
   out["omitted"] = truncated ? Json(std::to_string(evidence_total - keep) +
                                     " more evidence lines omitted; call again with detail=\"full\" or use read_log")

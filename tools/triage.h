@@ -22,8 +22,11 @@ struct TriageOptions {
 const std::vector<std::string>& TriageClasses();
 
 // Scans the job's logs through `cache` and triages them. Throws std::runtime_error when
-// the job has no readable log.
-Json TriageJob(const JobFiles& job, const TriageOptions& options, ScanCache& cache);
+// the job has no readable log. How the scan was obtained (`from_cache`, `incremental`)
+// is not part of the answer, which depends only on the files and `now`; it goes to
+// `scan_meta` when given (the tool returns it as the result's _meta).
+Json TriageJob(const JobFiles& job, const TriageOptions& options, ScanCache& cache,
+               Json* scan_meta = nullptr);
 
 // One short human line for the text content ("7877: hang — no completed step for …").
 std::string TriageHeadline(const Json& triage);

@@ -91,8 +91,7 @@ Json OutputSchema() {
                   {"nodelist", Nullable("string")}, {"uses_ray", {{"type", "boolean"}}}, {"has_tsdb", {{"type", "boolean"}}}});
   Json step = obj({{"tool", {{"type", "string"}}}, {"arguments", {{"type", "object"}}}, {"reason", {{"type", "string"}}}});
   Json scan = obj({{"files", {{"type", "integer"}}}, {"bytes", {{"type", "integer"}}}, {"lines", {{"type", "integer"}}},
-                   {"oversized_lines", {{"type", "integer"}}}, {"from_cache", {{"type", "boolean"}}},
-                   {"incremental", {{"type", "boolean"}}}, {"changed_during_read", {{"type", "boolean"}}},
+                   {"oversized_lines", {{"type", "integer"}}}, {"changed_during_read", {{"type", "boolean"}}},
                    {"steps_from", {{"type", "string"}}}});
   return obj({{"job", job},
               {"now", {{"type", "string"}}},
@@ -139,7 +138,7 @@ Json InputSchema() {
 
 }  // namespace
 
-Json TriageLogStructured(const JobFiles& job, const Json& args) {
+Json TriageLogStructured(const JobFiles& job, const Json& args, Json* scan_meta) {
   TriageOptions o;
   if (args.contains("now")) {
     auto t = ParseIso8601(args["now"].get<std::string>());
@@ -150,7 +149,7 @@ Json TriageLogStructured(const JobFiles& job, const Json& args) {
   }
   o.full = args.value("detail", std::string("summary")) == "full";
   if (args.contains("heartbeat_timeout_seconds")) o.heartbeat_timeout_seconds = args["heartbeat_timeout_seconds"].get<int64_t>();
-  return TriageJob(job, o, ScanCache::Shared());
+  return TriageJob(job, o, ScanCache::Shared(), scan_meta);
 }
 
 mcp::Tool TriageLogTool(const std::filesystem::path& workspace) {
@@ -165,13 +164,16 @@ mcp::Tool TriageLogTool(const std::filesystem::path& workspace) {
     try {
       Workspace ws(workspace);
       JobFiles job = ws.Resolve(args["job"].get<std::string>());
-      Json out = TriageLogStructured(job, args);
+      Json scan_meta;
+      Json out = TriageLogStructured(job, args, &scan_meta);
       std::string text = out["headline"].get<std::string>();
       if (out["remedy"].is_string()) text += "\nremedy: " + out["remedy"].get<std::string>();
       for (const auto& e : out["evidence"])
         text += "\n  " + e["file"].get<std::string>() + ":" + std::to_string(e["line"].get<uint64_t>()) + "  " +
                 e["text"].get<std::string>().substr(0, 160);
-      return mcp::ToolResult::Structured(std::move(out), std::move(text));
+      mcp::ToolResult r = mcp::ToolResult::Structured(std::move(out), std::move(text));
+      r.meta = Json{{"mt/scan", std::move(scan_meta)}};
+      return r;
     } catch (const std::exception& e) {
       return mcp::ToolResult::Error(std::string("triage_log: ") + e.what());
     }

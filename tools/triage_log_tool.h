@@ -14,6 +14,7 @@ void RegisterTriageLog(mcp::Registry& registry, const ProductOptions& options);
 
 // Validated arguments (job already resolved) → structuredContent. Throws
 // std::invalid_argument for bad arguments, std::runtime_error when the log is unreadable.
-Json TriageLogStructured(const JobFiles& job, const Json& arguments);
+// `scan_meta` receives whether the scan came from the cache (see TriageJob).
+Json TriageLogStructured(const JobFiles& job, const Json& arguments, Json* scan_meta = nullptr);
 
 }  // namespace mt::tools

@@ -292,9 +292,7 @@ TEST_F(TriageFixtures, DeterministicForTheSameFilesAndNow) {
   TriageOptions o;
   o.now = Iso(mtimes_->at("heartbeat_8043.log"));
   Json b = TriageJob(DescribeLogFile(dir_->path() / "heartbeat_8043.log"), o, other);
-  a.erase("scan");
-  b.erase("scan");
-  EXPECT_EQ(a.dump(), b.dump());
+  EXPECT_EQ(a.dump(), b.dump());   // the second call was answered from the cache: same bytes
 }
 
 TEST_F(TriageFixtures, DefaultOutputStaysSmallAndFullIsBounded) {
