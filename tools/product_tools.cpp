@@ -1,6 +1,7 @@
 #include "tools/product_tools.h"
 
 #include "tools/list_jobs_tool.h"
+#include "tools/query_tsdb_tool.h"
 #include "tools/read_log_tool.h"
 #include "tools/triage_log_tool.h"
 
@@ -11,6 +12,7 @@ void RegisterProductTools(mcp::Registry& registry, const ProductOptions& options
   RegisterListJobs(registry, options);
   RegisterTriageLog(registry, options);
   RegisterReadLog(registry, options);
+  RegisterQueryTsdb(registry, options);
 }
 
 }  // namespace mt::tools

@@ -7,6 +7,7 @@ int RunJobs(const std::vector<std::string>& args);
 int RunTriage(const std::vector<std::string>& args);
 int RunLog(const std::vector<std::string>& args);
 int RunDemo(const std::vector<std::string>& args);
+int RunQuery(const std::vector<std::string>& args);
 
 const std::vector<Command>& Commands() {
   static const std::vector<Command> commands = {
@@ -15,6 +16,7 @@ const std::vector<Command>& Commands() {
       {"jobs", "mt jobs [--workspace DIR] [--status S] [--limit N] [--now ISO-8601] [--json]", "list the jobs in the workspace", RunJobs},
       {"triage", "mt triage JOB|LOG [--workspace DIR] [--now ISO-8601] [--detail full] [--json]", "why a job stopped, or whether it is healthy (triage_log)", RunTriage},
       {"log", "mt log JOB [--lines A:B] [--rank R] [--grep RE] [--context N] [--json]", "a bounded window of a job log (read_log)", RunLog},
+      {"query", "mt query JOB [--workspace DIR] (--discover | --promql Q [--start T --end T --step S] | --playbook NAME|auto | --correlate TIME|STEP) [--json]", "evidence from the job's Prometheus TSDB (query_tsdb)", RunQuery},
       {"demo", "mt demo init DIR | mt demo [--workspace DIR]",
        "the case-study workspace; the end-to-end demo over a real MCP session", RunDemo},
   };
