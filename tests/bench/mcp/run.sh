@@ -18,9 +18,20 @@ trap cleanup EXIT
 field() { python3 -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$1" "$2"; }
 ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print(f'{a/b:.1f}x')" "$1" "$2"; }
 
-echo "## stdio ($calls calls, raw JSON-lines driver)"
-mt_json=$("$bench" "$calls" test_simple_text -- "$mt_server" --stdio)
-sdk_json=$("$bench" "$calls" test_simple_text -- node "$node_dir/bench/sdk_server.mjs" stdio 2>/dev/null)
+# Median of each figure over alternating runs (the machine is shared and noisy).
+median_json() { python3 -c "
+import json, statistics, sys
+runs = [json.loads(l) for l in sys.stdin if l.strip()]
+print(json.dumps({k: statistics.median(r[k] for r in runs) for k in runs[0]}))"; }
+runs=${MT_BENCH_RUNS:-3}
+echo "## stdio ($calls calls per run, median of $runs alternating runs, raw JSON-lines driver)"
+mt_runs= sdk_runs=
+for _ in $(seq "$runs"); do
+  mt_runs+=$("$bench" "$calls" test_simple_text -- "$mt_server" --stdio)$'\n'
+  sdk_runs+=$("$bench" "$calls" test_simple_text -- node "$node_dir/bench/sdk_server.mjs" stdio 2>/dev/null)$'\n'
+done
+mt_json=$(printf %s "$mt_runs" | median_json)
+sdk_json=$(printf %s "$sdk_runs" | median_json)
 echo
 echo "| figure | mt | TS SDK | ratio |"
 echo "|---|---|---|---|"
@@ -29,6 +40,16 @@ for f in p50_us p99_us cpu_us_per_call_sequential cpu_us_per_call_pipelined; do
 done
 echo "| pipelined_calls_per_s | $(field "$mt_json" pipelined_calls_per_s) | $(field "$sdk_json" pipelined_calls_per_s) | $(ratio "$(field "$mt_json" pipelined_calls_per_s)" "$(field "$sdk_json" pipelined_calls_per_s)") more |"
 echo "| idle_rss_kib | $(field "$mt_json" idle_rss_kib) | $(field "$sdk_json" idle_rss_kib) | $(ratio "$(field "$sdk_json" idle_rss_kib)" "$(field "$mt_json" idle_rss_kib)") less |"
+
+# Idle RSS of the product server itself (stdio, after the initialize handshake).
+mt_bin=$build/tools/mt
+if [ -x "$mt_bin" ]; then
+  ws=$(mktemp -d)
+  serve_json=$("$bench" 200 list_jobs -- "$mt_bin" serve --workspace "$ws")
+  rm -rf "$ws"
+  echo
+  echo "mt serve idle RSS after initialize: $(field "$serve_json" idle_rss_kib) KiB (TS SDK server: $(field "$sdk_json" idle_rss_kib) KiB)"
+fi
 
 start_http() {   # name, command… → sets url
   local log=$(mktemp)
@@ -57,7 +78,7 @@ start_http node "$node_dir/bench/sdk_server.mjs" http $sdk_port
 mt_url=http://127.0.0.1:$mt_port/mcp sdk_url=http://127.0.0.1:$sdk_port/mcp
 mt_sid=$(session $mt_url) sdk_sid=$(session $sdk_url)
 echo
-echo "## Streamable HTTP (wrk, ${secs}s per point, every response checked; legacy session, SSE responses)"
+echo "## Streamable HTTP (wrk, ${secs}s per point, every response checked; legacy session; SDK replies SSE, mt replies JSON for this quick tool)"
 echo
 echo "| connections | mt calls/s | TS SDK calls/s | ratio | bad responses (mt / SDK) |"
 echo "|---|---|---|---|---|"
