@@ -7,6 +7,9 @@ int RunJobs(const std::vector<std::string>& args);
 int RunTriage(const std::vector<std::string>& args);
 int RunLog(const std::vector<std::string>& args);
 int RunDemo(const std::vector<std::string>& args);
+int RunSubmit(const std::vector<std::string>& args);
+int RunStatus(const std::vector<std::string>& args);
+int RunCancel(const std::vector<std::string>& args);
 int RunQuery(const std::vector<std::string>& args);
 
 const std::vector<Command>& Commands() {
@@ -19,6 +22,9 @@ const std::vector<Command>& Commands() {
       {"query", "mt query JOB [--workspace DIR] (--discover | --promql Q [--start T --end T --step S] | --playbook NAME|auto | --correlate TIME|STEP) [--json]", "evidence from the job's Prometheus TSDB (query_tsdb)", RunQuery},
       {"demo", "mt demo init DIR | mt demo [--workspace DIR]",
        "the case-study workspace; the end-to-end demo over a real MCP session", RunDemo},
+      {"submit", "mt submit MODEL[[:alias]:tag] [--backend local|slurm|k8s] [--observe] [-N n] [sched args] [--dry-run] [--json] [--yes] [-- passthrough]", "plan a job, confirm it and submit it (launcher)", RunSubmit},
+      {"status", "mt status JOB [--workspace DIR] [--json]", "the scheduler's state of a job mt submitted", RunStatus},
+      {"cancel", "mt cancel JOB [--workspace DIR] [--json]", "cancel a job mt submitted", RunCancel},
   };
   return commands;
 }

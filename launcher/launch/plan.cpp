@@ -1,0 +1,328 @@
+#include "launcher/launch/plan.h"
+
+#include <openssl/evp.h>
+
+#include <chrono>
+#include <ctime>
+#include <random>
+#include <sstream>
+
+namespace mt::launch {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string ShellQuote(const std::string& arg) {
+  if (arg.empty()) return "''";
+  bool plain = true;
+  for (char c : arg)
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || std::string_view("-_./=:,+@%").find(c) != std::string_view::npos);
+  if (plain) return arg;
+  std::string out = "'";
+  for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string ShellJoin(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const auto& a : argv) s += (s.empty() ? "" : " ") + ShellQuote(a);
+  return s;
+}
+
+std::string MakeExpTag(const std::string& tag, const std::vector<std::string>& passthrough) {
+  std::string t = tag;
+  for (const auto& a : passthrough) {
+    if (a.empty()) continue;
+    std::string x = a;
+    if (x.rfind("--", 0) == 0) x = x.substr(2);
+    else if (x.rfind("-", 0) == 0) x = x.substr(1);
+    for (char& c : x) if (c == '=') c = '_';
+    t += (t.empty() ? "" : "-") + x;
+  }
+  // A job name becomes a file name, a Slurm job name and part of sbatch's --output pattern:
+  // anything but [A-Za-z0-9._-] (a '/', '%', a quote, a space …) becomes '_' there. The
+  // argument itself reaches the training command unchanged.
+  for (char& c : t)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) c = '_';
+  return t;
+}
+
+std::string JobDirName(const Plan& p, const std::string& job_id) { return job_id + "-" + p.job_name; }
+
+static std::string Sha256Hex(const std::string& data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
+  static const char* kHex = "0123456789abcdef";
+  std::string s;
+  for (unsigned i = 0; i < len; ++i) s += {kHex[md[i] >> 4], kHex[md[i] & 15]};
+  return s;
+}
+
+json Plan::ToJson() const {
+  json j;
+  j["schema"] = "mt.plan/1";
+  j["backend"] = backend;
+  j["model"] = {{"requested", requested_model}, {"name", spec.model}, {"alias", spec.alias}, {"tag", spec.tag},
+                {"settings", model}};
+  j["exp_tag"] = exp_tag;
+  j["job_name"] = job_name;
+  j["job_id"] = job_id;
+  j["nodes"] = nodes;
+  j["scheduler_args"] = scheduler_args;
+  j["passthrough"] = passthrough;
+  j["overrides"] = overrides;
+  j["env"] = env;
+  j["train_command"] = train_command;
+  j["submit_argv"] = submit_argv;
+  j["paths"] = {{"workspace", workspace.string()}, {"artifact", artifact_dir.string()}, {"job_dir", job_dir.string()},
+                {"log", log_path.string()}, {"models", models_dir.string()}, {"repo", repo_dir.string()}};
+  j["binaries"] = binaries;
+  j["observe"] = {{"enabled", observe}, {"exporter_port", exporter_port},
+                  {"prometheus_ports", {prometheus_port_first, prometheus_port_last}},
+                  {"scrape_interval_s", scrape_interval_s}};
+  j["pack_tasks"] = pack_tasks;
+  j["stage_timeouts"] = stage_timeouts;
+  j["created"] = created;
+  j["hash"] = hash;
+  return j;
+}
+
+std::string Plan::ComputeHash() const {
+  json j = ToJson();
+  j.erase("hash");
+  return Sha256Hex(j.dump());
+}
+
+std::string PlanFromJson(const json& j, Plan* p) {
+  try {
+    if (j.value("schema", "") != "mt.plan/1") return "not an mt plan (schema mt.plan/1)";
+    p->backend = j.at("backend");
+    p->requested_model = j.at("model").at("requested");
+    p->spec = {j["model"].at("name"), j["model"].at("alias"), j["model"].at("tag")};
+    p->model = j["model"].at("settings").get<std::map<std::string, std::string>>();
+    p->exp_tag = j.at("exp_tag");
+    p->job_name = j.at("job_name");
+    p->job_id = j.at("job_id");
+    p->nodes = j.at("nodes");
+    p->scheduler_args = j.at("scheduler_args").get<std::vector<std::string>>();
+    p->passthrough = j.at("passthrough").get<std::vector<std::string>>();
+    p->overrides = j.at("overrides").get<std::vector<std::string>>();
+    p->env = j.at("env").get<std::map<std::string, std::string>>();
+    p->train_command = j.at("train_command").get<std::vector<std::string>>();
+    p->submit_argv = j.at("submit_argv").get<std::vector<std::string>>();
+    const auto& paths = j.at("paths");
+    p->workspace = paths.at("workspace").get<std::string>();
+    p->artifact_dir = paths.at("artifact").get<std::string>();
+    p->job_dir = paths.at("job_dir").get<std::string>();
+    p->log_path = paths.at("log").get<std::string>();
+    p->models_dir = paths.at("models").get<std::string>();
+    p->repo_dir = paths.at("repo").get<std::string>();
+    p->binaries = j.at("binaries").get<std::map<std::string, std::string>>();
+    const auto& o = j.at("observe");
+    p->observe = o.at("enabled");
+    p->exporter_port = o.at("exporter_port");
+    p->prometheus_port_first = o.at("prometheus_ports").at(0);
+    p->prometheus_port_last = o.at("prometheus_ports").at(1);
+    p->scrape_interval_s = o.at("scrape_interval_s");
+    p->pack_tasks = j.at("pack_tasks");
+    p->stage_timeouts = j.at("stage_timeouts").get<std::map<std::string, int>>();
+    p->created = j.at("created");
+    p->hash = j.at("hash");
+  } catch (const std::exception& e) {
+    return std::string("malformed plan: ") + e.what();
+  }
+  if (p->ComputeHash() != p->hash) return "plan content does not match its hash (edited after it was made?)";
+  return "";
+}
+
+static std::string NowStamp() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d_%H%M%S", &tm);
+  return buf;
+}
+
+static std::string RandHex4() {
+  std::random_device rd;
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%04x", static_cast<unsigned>(rd() & 0xffff));
+  return buf;
+}
+
+static bool ParsePositiveInt(const std::string& s, int* out) {
+  try {
+    size_t used = 0;
+    const long v = std::stol(s, &used);
+    if (used != s.size() || v < 1 || v > 100000000) return false;
+    *out = static_cast<int>(v);
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+std::string BuildPlan(const PlanRequest& req, Plan* out) {
+  Plan p;
+  if (req.backend != "local" && req.backend != "slurm" && req.backend != "k8s")
+    return "unknown backend '" + req.backend + "' (local, slurm or k8s)";
+  if (req.nodes < 1 || req.nodes > 4096) return "node count must be 1..4096";
+  std::error_code ec;
+  if (req.workspace.empty() || !fs::is_directory(req.workspace, ec))
+    return "workspace " + req.workspace.string() + " does not exist (create it or pass --workspace DIR)";
+  p.backend = req.backend;
+  p.requested_model = req.model_spec;
+  if (auto e = ParseModelSpec(req.model_spec, &p.spec); !e.empty()) return e;
+  std::string resolved, err;
+  if (!ResolveModelName(req.models_dir, p.spec.model, &resolved, &err)) return err;
+  p.spec.model = resolved;
+  ModelConfig mc;
+  if (auto e = LoadModelConfig(req.models_dir, resolved, &mc); !e.empty()) return e;
+
+  for (const auto& a : req.passthrough)
+    if (!a.empty()) p.passthrough.push_back(a);   // empty args are dropped, as submit.sh does
+  p.env = mc.env;
+  int steps = mc.steps, pdbs = mc.per_device_batch_size, len = mc.max_target_length;
+  for (const auto& a : p.passthrough) {
+    if (a.find('\0') != std::string::npos) return "passthrough argument contains a NUL byte";
+    if (a.rfind("_env_", 0) == 0) {
+      const auto eq = a.find('=');
+      const std::string key = eq == std::string::npos ? "" : a.substr(5, eq - 5);
+      bool ok = !key.empty() && !std::isdigit(static_cast<unsigned char>(key[0]));
+      for (char c : key) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+      if (!ok) return "passthrough '" + a + "': _env_ arguments must be _env_KEY=VALUE with KEY of [A-Za-z0-9_]";
+      std::string v = a.substr(eq + 1);
+      if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
+      p.env[key] = v;
+      continue;
+    }
+    p.overrides.push_back(a);
+    const auto eq = a.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string k = a.substr(0, eq), v = a.substr(eq + 1);
+    int* target = k == "steps" ? &steps : k == "per_device_batch_size" ? &pdbs : k == "max_target_length" ? &len : nullptr;
+    if (target && !ParsePositiveInt(v, target)) return "passthrough '" + a + "': " + k + " needs a positive integer";
+  }
+  p.model = {{"steps", std::to_string(steps)}, {"per_device_batch_size", std::to_string(pdbs)},
+             {"max_target_length", std::to_string(len)}, {"gpus_per_node", std::to_string(mc.gpus_per_node)},
+             {"moe", mc.moe ? "true" : "false"}, {"config", mc.file.string()}};
+  if (mc.tgs_high > 0) {
+    std::ostringstream band;
+    band << mc.tgs_low << "-" << mc.tgs_high;
+    p.model["tgs_band"] = band.str();
+  }
+  for (const auto& [k, v] : mc.parallelism) p.model["parallelism." + k] = v;
+
+  p.exp_tag = MakeExpTag(p.spec.tag, p.passthrough);
+  p.job_name = "JAX-" + p.spec.model + (p.exp_tag.empty() ? "" : "-" + p.exp_tag);
+  if (p.job_name.size() > kMaxJobNameBytes)
+    return "job name is " + std::to_string(p.job_name.size()) + " bytes, over the limit of " +
+           std::to_string(kMaxJobNameBytes) + " (a path segment must fit in 255 bytes); use fewer or shorter passthrough args";
+
+  p.nodes = req.nodes;
+  p.scheduler_args = req.scheduler_args;
+  if (p.backend != "slurm" && !p.scheduler_args.empty())
+    return "the " + p.backend + " backend takes no scheduler arguments (got '" + p.scheduler_args[0] + "')";
+  p.created = req.now_utc.empty() ? NowStamp() : req.now_utc;
+  const std::string rnd = req.rand_hex.empty() ? RandHex4() : req.rand_hex;
+  p.workspace = fs::absolute(req.workspace).lexically_normal();
+  if (p.workspace.has_filename() == false) p.workspace = p.workspace.parent_path();
+  p.models_dir = fs::absolute(req.models_dir).lexically_normal();
+  p.repo_dir = req.repo_dir.empty() ? fs::path() : fs::absolute(req.repo_dir).lexically_normal();
+  p.artifact_dir = p.workspace / ".artifacts" / ("artifact_" + p.created + "_" + rnd);
+  if (p.backend == "local") p.job_id = "local_" + p.created + "_" + rnd;
+  if (p.backend == "k8s") {
+    std::string c = p.created;
+    c[8] = '-';
+    p.job_id = "k8s-" + c + "-" + rnd;
+  }
+  const std::string id = p.job_id.empty() ? "%j" : p.job_id;
+  p.job_dir = p.workspace / JobDirName(p, id);
+  p.log_path = p.workspace / (JobDirName(p, id) + ".log");
+
+  if (req.mt_job.empty()) return "cannot find the mt-job binary (set MT_JOB_BIN)";
+  p.binaries["mt-job"] = req.mt_job;
+  p.train_command = mc.train_command;
+  if (p.train_command.empty()) {
+    if (req.simtrain.empty()) return "model " + p.spec.model + " has no train_command and mt-simtrain was not found (set MT_SIMTRAIN)";
+    p.binaries["mt-simtrain"] = req.simtrain;
+    p.train_command = {req.simtrain, "--realtime", "--rank", "auto", "--scenario", "{ARTIFACT}/scenario.yaml",
+                       "--out", "{OUTPUT_PATH}", "--fake-root", "{JOB_DIR}/fake_root/{HOST}", "--event-host", "{HOST}",
+                       "--step-seconds", "{SIM_STEP_SECONDS}", "--startup-seconds", "{SIM_STARTUP_SECONDS}"};
+    p.env.emplace("SIM_STEP_SECONDS", "0.5");
+    p.env.emplace("SIM_STARTUP_SECONDS", "1");
+  }
+  p.observe = req.observe;
+  p.exporter_port = req.exporter_port;
+  p.prometheus_port_first = req.prometheus_port_first;
+  p.prometheus_port_last = req.prometheus_port_last;
+  p.scrape_interval_s = req.scrape_interval_s;
+  if (p.observe) {
+    if (req.mt_exporter.empty()) return "--observe needs mt-exporter (not found; set MT_EXPORTER_BIN)";
+    if (req.prometheus.empty()) return "--observe needs prometheus (not found in PATH; set MT_PROMETHEUS_BIN)";
+    if (p.prometheus_port_first < 1 || p.prometheus_port_last > 65535 || p.prometheus_port_first > p.prometheus_port_last)
+      return "bad Prometheus port range";
+    if (p.scrape_interval_s < 1) return "scrape interval must be >= 1 s";
+    p.binaries["mt-exporter"] = req.mt_exporter;
+    p.binaries["prometheus"] = req.prometheus;
+  }
+  p.pack_tasks = req.pack_tasks;
+  p.stage_timeouts = {{"train", -1}};
+  for (const auto& [k, v] : req.stage_timeouts) {
+    if (k != "train") return "unknown stage '" + k + "' (this launcher runs one stage: train)";
+    if (v == 0) return "a stage timeout of 0 is not allowed (use none or -1 for no timeout)";
+    p.stage_timeouts[k] = v;
+  }
+
+  const std::string plan_json = (p.artifact_dir / "plan.json").string();
+  if (p.backend == "local") {
+    p.submit_argv = {p.binaries["mt-job"], "run", plan_json};
+  } else if (p.backend == "slurm") {
+    p.submit_argv = {"sbatch", "--parsable", "--hold", "--job-name=" + p.job_name,
+                     "--output=" + (p.workspace / ("%j-" + p.job_name + ".log")).string()};
+    if (p.pack_tasks) {
+      p.submit_argv.insert(p.submit_argv.end(), {"--nodes=1", "--ntasks=" + std::to_string(p.nodes), "--overcommit"});
+    } else {
+      p.submit_argv.insert(p.submit_argv.end(), {"--nodes=" + std::to_string(p.nodes), "--ntasks-per-node=1"});
+    }
+    p.submit_argv.insert(p.submit_argv.end(), p.scheduler_args.begin(), p.scheduler_args.end());
+    p.submit_argv.push_back((p.artifact_dir / "job.sbatch").string());
+  } else {
+    p.submit_argv = {"kubectl", "apply", "-f", (p.artifact_dir / "job.k8s.yaml").string()};
+  }
+  p.hash = p.ComputeHash();
+  *out = std::move(p);
+  return "";
+}
+
+std::string DescribePlan(const Plan& p) {
+  std::ostringstream o;
+  o << "Plan " << p.hash.substr(0, 16) << " (sha256 " << p.hash << ")\n"
+    << "  backend:      " << p.backend << (p.pack_tasks ? " (tasks packed on one node)" : "") << "\n"
+    << "  model:        " << p.spec.model << (p.requested_model != p.spec.model ? "  (from '" + p.requested_model + "')" : "")
+    << (p.spec.alias.empty() ? "" : "  alias " + p.spec.alias) << "\n"
+    << "  job name:     " << p.job_name << " (" << p.job_name.size() << " bytes)\n"
+    << "  job id:       " << (p.job_id.empty() ? "(assigned by the scheduler)" : p.job_id) << "\n"
+    << "  nodes:        " << p.nodes << "\n"
+    << "  settings:    ";
+  for (const auto& [k, v] : p.model) if (k != "config") o << " " << k << "=" << v;
+  o << "\n  passthrough:  " << (p.passthrough.empty() ? "(none)" : ShellJoin(p.passthrough)) << "\n";
+  if (!p.env.empty()) {
+    o << "  environment: ";
+    for (const auto& [k, v] : p.env) o << " " << k << "=" << ShellQuote(v);
+    o << "\n";
+  }
+  o << "  observe:      " << (p.observe ? "yes (mt-exporter :" + std::to_string(p.exporter_port) + " per node, Prometheus :" +
+                                               std::to_string(p.prometheus_port_first) + "-" +
+                                               std::to_string(p.prometheus_port_last) + " on node 0)"
+                                         : "no")
+    << "\n  artifact:     " << p.artifact_dir.string() << "\n"
+    << "  job dir:      " << p.job_dir.string() << "\n"
+    << "  log:          " << p.log_path.string() << "\n"
+    << "  submit:       " << ShellJoin(p.submit_argv) << "\n"
+    << "  train:        " << ShellJoin(p.train_command) << "\n";
+  return o.str();
+}
+
+}  // namespace mt::launch

@@ -1,0 +1,169 @@
+// mt submit: model spec + scheduler args + `-- passthrough` → a plan → (confirmation) →
+// artifact snapshot → backend. The plan is printed by --dry-run (--json: as JSON).
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "launcher/launch/plan.h"
+#include "launcher/launch/process.h"
+#include "launcher/launch/submit.h"
+#include "tools/cli/command.h"
+#include "tools/config.h"
+
+namespace mt::tools::cli {
+namespace {
+
+const char* kUsage =
+    "usage: mt submit MODEL[[:alias]:tag] [--backend local|slurm|k8s] [-N n] [--observe] [--dry-run] [--json]\n"
+    "                 [--yes] [--workspace DIR] [--config FILE] [--models DIR] [--stage-timeout train:S]\n"
+    "                 [--pack-tasks] [--exporter-port P] [--prometheus-ports A-B] [--scrape-interval S]\n"
+    "                 [scheduler args…] [-- passthrough…]";
+
+int Usage(const std::string& why) {
+  std::cerr << "mt submit: " << why << "\n" << kUsage << "\n";
+  return kExitUsage;
+}
+
+bool ParseInt(const std::string& s, int* out) {
+  try {
+    size_t used = 0;
+    *out = std::stoi(s, &used);
+    return used == s.size();
+  } catch (...) {
+    return false;
+  }
+}
+
+}  // namespace
+
+int RunSubmit(const std::vector<std::string>& args) {
+  launch::PlanRequest req;
+  std::optional<std::string> workspace, config, models;
+  bool dry_run = false, json = false, yes = false;
+  std::string timeouts = std::getenv("STAGE_TIMEOUTS") ? std::getenv("STAGE_TIMEOUTS") : "";
+  if (const char* v = std::getenv("MT_SLURM_PACK_TASKS"); v && std::string(v) == "1") req.pack_tasks = true;
+  size_t i = 0;
+  auto value = [&](const std::string& flag, std::string* out) {
+    const std::string& a = args[i];
+    if (a.size() > flag.size() && a.compare(0, flag.size() + 1, flag + "=") == 0) return *out = a.substr(flag.size() + 1), true;
+    if (a != flag) return false;
+    if (i + 1 >= args.size()) throw std::invalid_argument(flag + " needs a value");
+    *out = args[++i];
+    return true;
+  };
+  try {
+    for (; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      std::string v;
+      if (a == "--") {
+        req.passthrough.assign(args.begin() + static_cast<long>(i) + 1, args.end());
+        break;
+      }
+      if (a == "--dry-run") dry_run = true;
+      else if (a == "--json") json = true;
+      else if (a == "--yes" || a == "-y") yes = true;
+      else if (a == "--observe") req.observe = true;
+      else if (a == "--pack-tasks") req.pack_tasks = true;
+      else if (value("--backend", &v)) req.backend = v;
+      else if (value("--workspace", &v)) workspace = v;
+      else if (value("--config", &v)) config = v;
+      else if (value("--models", &v)) models = v;
+      else if (value("--stage-timeout", &v)) timeouts += (timeouts.empty() ? "" : ",") + v;
+      else if (value("--exporter-port", &v)) {
+        if (!ParseInt(v, &req.exporter_port) || req.exporter_port < 1 || req.exporter_port > 65535)
+          return Usage("--exporter-port needs a port number");
+      } else if (value("--prometheus-ports", &v)) {
+        const auto dash = v.find('-');
+        if (dash == std::string::npos || !ParseInt(v.substr(0, dash), &req.prometheus_port_first) ||
+            !ParseInt(v.substr(dash + 1), &req.prometheus_port_last))
+          return Usage("--prometheus-ports needs FIRST-LAST");
+      } else if (value("--scrape-interval", &v)) {
+        try { req.scrape_interval_s = std::stod(v); } catch (...) { return Usage("--scrape-interval needs seconds"); }
+      } else if (value("--nodes", &v) || value("-N", &v) || (a.rfind("-N", 0) == 0 && a.size() > 2 && (v = a.substr(2), true))) {
+        if (!ParseInt(v, &req.nodes) || req.nodes < 1) return Usage("-N needs a positive number of nodes");
+      } else if (req.model_spec.empty() && !a.empty() && a[0] != '-') {
+        req.model_spec = a;
+      } else {
+        req.scheduler_args.push_back(a);   // verbatim to the scheduler (e.g. --time=10, -p debug)
+      }
+    }
+  } catch (const std::invalid_argument& e) {
+    return Usage(e.what());
+  }
+  if (req.model_spec.empty()) return Usage("a model name is required");
+  for (size_t s = 0; !timeouts.empty() && s != std::string::npos;) {
+    const size_t comma = timeouts.find(',', s);
+    const std::string item = timeouts.substr(s, comma == std::string::npos ? std::string::npos : comma - s);
+    const auto colon = item.find(':');
+    int secs = 0;
+    const std::string val = colon == std::string::npos ? "" : item.substr(colon + 1);
+    if (val == "none") secs = -1;
+    else if (colon == std::string::npos || !ParseInt(val, &secs)) return Usage("stage timeout '" + item + "' is not stage:seconds");
+    req.stage_timeouts[item.substr(0, colon)] = secs;
+    s = comma == std::string::npos ? comma : comma + 1;
+  }
+
+  Config cfg;
+  try {
+    cfg = ResolveConfig(config, workspace);
+  } catch (const std::exception& e) {
+    std::cerr << "mt submit: " << e.what() << "\n";
+    return kExitFailed;
+  }
+  req.workspace = cfg.workspace;
+  req.models_dir = models ? std::filesystem::path(*models) : launch::DefaultModelsDir();
+  req.repo_dir = std::filesystem::absolute(req.models_dir).parent_path().parent_path();
+  req.mt_job = launch::FindLauncherBinary("mt-job", "MT_JOB_BIN");
+  req.simtrain = launch::FindLauncherBinary("mt-simtrain", "MT_SIMTRAIN");
+  req.mt_exporter = launch::FindLauncherBinary("mt-exporter", "MT_EXPORTER_BIN");
+  req.prometheus = launch::FindOnPath(std::getenv("MT_PROMETHEUS_BIN") ? std::getenv("MT_PROMETHEUS_BIN") : "prometheus");
+
+  launch::Plan plan;
+  if (auto e = launch::BuildPlan(req, &plan); !e.empty()) {
+    std::cerr << "mt submit: " << e << "\nnothing was submitted\n";
+    return kExitFailed;
+  }
+  if (dry_run) {
+    if (json) {
+      nlohmann::json out = {{"plan", plan.ToJson()}, {"submitted", false}, {"files", launch::PlanFiles(plan)}};
+      std::cout << out.dump() << "\n";
+    } else {
+      std::cout << launch::DescribePlan(plan) << "(dry run: nothing was submitted)\n";
+    }
+    return kExitOk;
+  }
+  if (!yes) {
+    if (!isatty(STDIN_FILENO)) {
+      std::cerr << launch::DescribePlan(plan)
+                << "mt submit: no terminal to confirm on and no --yes; nothing was submitted\n";
+      return kExitFailed;
+    }
+    std::cerr << launch::DescribePlan(plan) << "Submit this job? [y/N] " << std::flush;
+    std::string answer;
+    std::getline(std::cin, answer);
+    if (answer != "y" && answer != "Y" && answer != "yes") {
+      std::cerr << "mt submit: not confirmed; nothing was submitted\n";
+      return kExitFailed;
+    }
+  }
+  std::vector<std::string> cmd = {"mt", "submit"};
+  cmd.insert(cmd.end(), args.begin(), args.end());
+  launch::SubmitResult r;
+  if (auto e = launch::Submit(plan, cmd, &r); !e.empty()) {
+    std::cerr << "mt submit: " << e << "\nnothing was submitted (no artifact or job directory left behind)\n";
+    return kExitFailed;
+  }
+  if (json) {
+    nlohmann::json out = {{"plan", plan.ToJson()},         {"submitted", true},           {"job_id", r.job_id},
+                          {"job_dir", r.job_dir.string()}, {"log", r.log.string()}, {"artifact", r.artifact.string()}};
+    std::cout << out.dump() << "\n";
+  } else {
+    std::cout << "Submitted job " << r.job_id << " (" << plan.backend << ", plan " << plan.hash.substr(0, 16) << ")\n"
+              << "  log:      " << r.log.string() << "\n  job dir:  " << r.job_dir.string()
+              << "\n  artifact: " << r.artifact.string() << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace mt::tools::cli
