@@ -170,7 +170,8 @@ void Bound(Json& out, size_t max_tokens) {
 
 }  // namespace
 
-Json QueryTsdbStructured(const JobFiles& job, const Json& args, TsdbManager& manager, mcp::CallContext* call) {
+Json QueryTsdbStructured(const JobFiles& job, const Json& args, TsdbManager& manager, mcp::CallContext* call,
+                         Json* stats) {
   const std::string mode = args.at("mode").get<std::string>();
   if (job.dir.empty()) throw std::invalid_argument("job " + job.id + " has no job directory, so no TSDB");
   const auto tsdb_dir = job.dir / "prometheus";
@@ -258,6 +259,8 @@ Json QueryTsdbStructured(const JobFiles& job, const Json& args, TsdbManager& man
     if (mode == "playbook") out["playbook"] = playbook;
     for (auto& [k, v] : r.extra.items()) out[k] = v;
     out["queries"] = ctx.queries();
+    if (stats)
+      *stats = {{"queries", ctx.queries()}, {"raw_bytes", client.bytes_received()}, {"prometheus_started", lease.started()}};
     return out;
   };
 
@@ -307,9 +310,12 @@ mcp::Tool QueryTsdbTool(const std::filesystem::path& workspace, TsdbManager& man
     try {
       Workspace ws(workspace);
       JobFiles job = ws.Resolve(args["job"].get<std::string>());
-      Json out = QueryTsdbStructured(job, args, *m, &ctx);
+      Json stats;
+      Json out = QueryTsdbStructured(job, args, *m, &ctx, &stats);
       std::string text = QueryTsdbText(out);
-      return mcp::ToolResult::Structured(std::move(out), std::move(text));
+      mcp::ToolResult r = mcp::ToolResult::Structured(std::move(out), std::move(text));
+      r.meta = Json{{"mt/tsdb", std::move(stats)}};
+      return r;
     } catch (const std::exception& e) {
       return mcp::ToolResult::Error(std::string("query_tsdb: ") + e.what());
     }

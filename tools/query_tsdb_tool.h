@@ -22,8 +22,10 @@ void RegisterQueryTsdb(mcp::Registry& registry, const ProductOptions& options);
 // Arguments already validated against the input schema; job resolved. Throws
 // std::invalid_argument (bad or missing arguments), TsdbError (TSDB missing, empty,
 // corrupt; Prometheus cannot start), PrometheusError (Prometheus's own message, e.g.
-// bad_data for invalid PromQL). `call` may be null (CLI).
-Json QueryTsdbStructured(const JobFiles& job, const Json& arguments, TsdbManager& manager, mcp::CallContext* call);
+// bad_data for invalid PromQL). `call` may be null (CLI). `stats`, when given, receives
+// {queries, raw_bytes (the Prometheus JSON the answer replaced), prometheus_started}.
+Json QueryTsdbStructured(const JobFiles& job, const Json& arguments, TsdbManager& manager, mcp::CallContext* call,
+                         Json* stats = nullptr);
 
 // One short human line per finding plus the verdict, for the text content and the CLI.
 std::string QueryTsdbText(const Json& structured);

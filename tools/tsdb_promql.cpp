@@ -10,7 +10,7 @@ namespace {
 
 // Above this many samples in one answer the step is raised (downsampling) and the agent
 // is told; if even 10 points per series would exceed it, the query is refused.
-constexpr double kMaxTotalPoints = 2'000'000;
+constexpr double kMaxTotalPoints = 500'000;
 constexpr size_t kSeriesShown = 20;
 
 }  // namespace
