@@ -107,6 +107,60 @@ big = mtj("7877", "--promql", "hw_gpu_power_watts", "--start", h["tsdb"]["data_s
 check(any("downsampled" in x for x in big["notes"]) and big["series_total"] == 192,
       f"millions of points: downsampled with a message ({big['notes']})")
 
+
+# ---- live: a running job's own Prometheus is queried in place, no second one started -------------
+def prometheus_pids(under=WORK):
+    pids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if "--storage.tsdb.path=" + under in cmd:
+            pids.append(int(pid))
+    return pids
+
+
+import socket
+live_ws = os.path.join(WORK, "live-ws")
+os.makedirs(live_ws)
+src = next(x for x in os.listdir(WS) if x.startswith("8308-") and os.path.isdir(os.path.join(WS, x)))
+shutil.copytree(os.path.join(WS, src), os.path.join(live_ws, src), symlinks=True)
+sock = socket.socket()
+sock.bind(("127.0.0.1", 0))
+port = sock.getsockname()[1]
+sock.close()
+with open(os.path.join(WS, src + ".log")) as f:
+    text = f.read()
+check("[Prometheus] Started on port 9190" in text, "8308 log names its Prometheus port")
+with open(os.path.join(live_ws, src + ".log"), "w") as f:
+    f.write(text.replace("[Prometheus] Started on port 9190", f"[Prometheus] Started on port {port}"))
+with open(os.path.join(WORK, "live.yml"), "w") as f:
+    f.write("global:\n  scrape_interval: 999h\nscrape_configs: []\n")
+live_tsdb = os.path.join(live_ws, src, "prometheus")
+live = subprocess.Popen(["prometheus", "--config.file=" + os.path.join(WORK, "live.yml"), "--storage.tsdb.path=" + live_tsdb,
+                         "--storage.tsdb.retention.time=100y", f"--web.listen-address=127.0.0.1:{port}"],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+try:
+    import urllib.request
+    for _ in range(300):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/-/ready", timeout=1)
+            break
+        except Exception:
+            time.sleep(0.05)
+    p = subprocess.run([MT, "query", "8308", "--workspace", live_ws, "--playbook", "network_health", "--json"],
+                       capture_output=True, text=True, timeout=300)
+    check(p.returncode == 0, f"live 8308 answers ({p.stderr.strip()[:200]})")
+    lv = json.loads(p.stdout)
+    check(lv["tsdb"]["source"] == "live" and str(port) in lv["tsdb"].get("note", ""), f"live job: its own Prometheus on port {port} ({lv['tsdb']})")
+    check(len(finding(lv, "RDMA retransmits")["evidence"]["hosts"]) == 4, "live job: same four hosts")
+    check(prometheus_pids(os.path.join(WORK, "tmp")) == [], "live job: no private Prometheus started")
+finally:
+    live.terminate()
+    live.wait(timeout=30)
+
 # ---- bad input ----------------------------------------------------------------------------------
 p = mt("8309", "--promql", "sum(rate(hw_tcp_retransmits_total[5m]) by", expect=1)
 check("bad_data" in p.stderr and "parse error" in p.stderr, f"invalid PromQL: Prometheus's message ({p.stderr.strip()[:160]})")
@@ -156,19 +210,6 @@ def rpc(method, params=None, notify=False):
         m = json.loads(line)
         if m.get("id") == rid:
             return m
-
-
-def prometheus_pids():
-    pids = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                cmd = f.read().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if "--storage.tsdb.path=" + WORK in cmd:
-            pids.append(int(pid))
-    return pids
 
 
 rpc("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "it", "version": "1"}})
