@@ -316,8 +316,7 @@ int RunJob(const Plan& p, const std::string& plan_path) {
     Line("  Hint: STAGE_TIMEOUTS=\"train:<seconds>\" to adjust.");
     reason = "Training TIMEOUT (" + es + "/" + std::to_string(train_timeout) + "s)";
   } else if (signalled) {
-    code = 128 + signalled;
-    Line("== Training FAILED (exit=" + std::to_string(code) + ", " + es + ") ==");
+    code = 128 + signalled;   // no stage marker: the stage was interrupted, not failed (as the original)
     reason = "CANCELLED (scancel / SIGTERM)";
   } else if (code != 0) {
     Line("== Training FAILED (exit=" + std::to_string(code) + ", " + es + ") ==");

@@ -3,7 +3,8 @@
 # Debian 12 packages: slurm-wlm (22.05.8) munge; for SLURM_TEST_ACCT=1 also slurmdbd mariadb-server.
 # Usage: slurm-up.sh [WORKDIR]
 #   env: SLURM_TEST_AUTH=munge|none (default munge), SLURM_TEST_ACCT=0|1 (1: MariaDB + slurmdbd, so sacct works),
-#        SLURM_CTL_PORT/SLURM_D_PORT/SLURM_DBD_PORT/SLURM_DB_PORT, SLURM_SCHED (default sched/backfill)
+#        SLURM_CTL_PORT/SLURM_D_PORT/SLURM_DBD_PORT/SLURM_DB_PORT, SLURM_SCHED (default sched/backfill),
+#        SLURM_OVERSUBSCRIBE (partition OverSubscribe=, default NO; tests use FORCE:8 so jobs share the cores)
 # Prints "export SLURM_CONF=..." ; PIDs are left in $W/run/*.pid ; tear down with slurm-down.sh WORKDIR.
 set -euo pipefail
 W=${1:-$(mktemp -d /tmp/slurmtest.XXXXXX)}
@@ -99,7 +100,7 @@ MinJobAge=300
 KillWait=5
 Waittime=0
 NodeName=localhost NodeAddr=127.0.0.1 CPUs=$NCPU RealMemory=1000 State=UNKNOWN
-PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP OverSubscribe=${SLURM_OVERSUBSCRIBE:-NO}
 CONF
 
 # ---- optional accounting: MariaDB + slurmdbd -------------------------------------------------
