@@ -138,72 +138,72 @@ std::string Remedy(const std::string& cls) {
   return it == r.end() ? std::string() : it->second;
 }
 
-// Concrete follow-ups: mt tools with arguments.
+// Concrete follow-ups: mt tools with arguments that their input schemas accept
+// (query_tsdb: job, mode, playbook, start, end, time).
 Json NextSteps(const std::string& cls, const std::string& job, const Progress& p,
                const std::optional<HeartbeatAnalysis>& hb, const std::optional<TgsAnalysis>& tgs,
-               const std::vector<Ev>& evidence, int64_t now, bool has_tsdb) {
+               const std::vector<Ev>& evidence, int64_t now, bool has_tsdb, const JobFiles& files) {
   Json steps = Json::array();
   auto add = [&](const std::string& tool, Json args, const std::string& why) {
     steps.push_back(Json{{"tool", tool}, {"arguments", std::move(args)}, {"reason", why}});
   };
-  auto window = [&](int64_t center, int64_t before, int64_t after) {
-    return std::make_pair(FormatIso8601(center - before), FormatIso8601(center + after));
+  auto playbook = [&](const std::string& name, int64_t center, int64_t before, int64_t after) {
+    Json a{{"job", job}, {"mode", "playbook"}, {"playbook", name}};
+    if (center != kNoTime) {
+      a["start"] = FormatIso8601(center - before);
+      a["end"] = FormatIso8601(center + after);
+    }
+    return a;
   };
   int64_t t_last = p.last_progress_time;
   if (cls == "hang") {
-    if (t_last != kNoTime) {
-      auto [a, b] = window(t_last, 1800, std::min<int64_t>(3600, std::max<int64_t>(0, now - t_last)));
-      add("query_tsdb", Json{{"job", job}, {"playbook", "hang"}, {"start", a}, {"end", b}},
+    if (t_last != kNoTime)
+      add("query_tsdb", playbook("hang", t_last, 1800, std::min<int64_t>(3600, std::max<int64_t>(0, now - t_last))),
           "GPU power vs utilization around the last step: ~300 W at 100 % utilization is an RCCL busy-wait deadlock");
-    }
     add("read_log", Json{{"job", job}, {"lines", "-200:"}}, "the last lines before the silence");
     add("cancel_job", Json{{"job", job}}, "a hung job holds its nodes; resubmit once on the same nodes after cancelling");
   } else if (cls == "heartbeat_false_positive" || cls == "heartbeat") {
-    if (hb && hb->heartbeat_stop_time != kNoTime && hb->crash_time != kNoTime) {
-      Json hosts = Json::array();
+    std::string hosts;
+    if (hb) {
       for (const auto& a : hb->accused)
-        if (!a.host.empty()) hosts.push_back(a.host);
-      for (const auto& h : hb->neighbour_hosts) hosts.push_back(h);
-      add("query_tsdb",
-          Json{{"job", job}, {"playbook", "heartbeat"}, {"start", FormatIso8601(hb->heartbeat_stop_time)},
-               {"end", FormatIso8601(hb->crash_time)}, {"hosts", hosts}},
-          "GPU power and network on the accused hosts and their neighbours while they were said to be dead");
+        if (!a.host.empty()) hosts += (hosts.empty() ? "" : ", ") + a.host;
+      for (const auto& h : hb->neighbour_hosts) hosts += (hosts.empty() ? "" : ", ") + h + " (neighbour)";
+    }
+    if (hb && hb->heartbeat_stop_time != kNoTime && hb->crash_time != kNoTime) {
+      Json a{{"job", job}, {"mode", "playbook"}, {"playbook", "heartbeat"},
+             {"start", FormatIso8601(hb->heartbeat_stop_time)}, {"end", FormatIso8601(hb->crash_time)}};
+      add("query_tsdb", a, "GPU power and network while the accused tasks were said to be dead; compare " + hosts);
     } else if (hb && hb->crash_time != kNoTime) {
-      add("query_tsdb", Json{{"job", job}, {"playbook", "heartbeat"}, {"correlate", FormatIso8601(hb->crash_time)}},
+      add("query_tsdb", Json{{"job", job}, {"mode", "correlate"}, {"time", FormatIso8601(hb->crash_time)}},
           "the heartbeat timeout is unknown: pass heartbeat_timeout_seconds to triage_log to get the heartbeat-stop time");
     }
   } else if (cls == "host_oom") {
-    if (t_last != kNoTime)
-      add("query_tsdb", Json{{"job", job}, {"playbook", "host_oom"}, {"correlate", FormatIso8601(t_last)}},
-          "host memory, OOM kills and dirty pages before the kill");
-  } else if (cls == "nccl_error" || cls == "nic_error") {
-    if (t_last != kNoTime)
-      add("query_tsdb", Json{{"job", job}, {"playbook", "network"}, {"correlate", FormatIso8601(t_last)}},
-          "RDMA retransmits, ACK timeouts and port state per host: find the repeat offender");
-  } else if (cls == "gpu_hw_error" || cls == "node_fail" || cls == "signal_kill") {
-    if (t_last != kNoTime)
-      add("query_tsdb", Json{{"job", job}, {"playbook", "node_failure"}, {"correlate", FormatIso8601(t_last)}},
-          "RAS (UE/CE), PCIe and dmesg GPU error counters per host");
+    add("query_tsdb", playbook("host_oom", t_last, 3600, 600), "host memory, OOM kills and dirty pages before the kill");
+  } else if (cls == "nccl_error" || cls == "nic_error" || cls == "coordination_timeout") {
+    add("query_tsdb", playbook("network_health", t_last, 3600, 600),
+        "RDMA retransmits, ACK timeouts and port state per host: find the repeat offender");
+  } else if (cls == "gpu_hw_error" || cls == "node_fail" || cls == "signal_kill" || cls == "unknown") {
+    add("query_tsdb", playbook("node_failure", t_last, 3600, 600),
+        "RAS (UE/CE), PCIe and dmesg GPU error counters per host: the node that died or misbehaved");
   } else if (cls == "completed" || cls == "running") {
     add("perf_analysis", Json{{"job", job}}, "steady TGS, MFU and the step-time breakdown");
-  } else if (cls == "unknown") {
-    if (t_last != kNoTime)
-      add("query_tsdb", Json{{"job", job}, {"playbook", "node_failure"}, {"correlate", FormatIso8601(t_last)}},
-          "no summary and no error: look for a node that died (power and RAS) and for host OOM kills");
   }
   if (tgs && tgs->degraded) {
     std::string why = "TGS " + std::string(tgs->pattern) + ": tail " + std::to_string(static_cast<int>(std::round(tgs->degradation_pct))) +
                       " % below the early steady mean; RDMA retransmits and ACK timeouts per host are the first suspect";
-    add("query_tsdb", Json{{"job", job}, {"playbook", "network"}}, why);
-    add("query_tsdb", Json{{"job", job}, {"playbook", "training_stability"}},
-        "tb_* metrics (loss, grad norm, MoE load-balance loss) at the step where TGS changed");
+    add("query_tsdb", Json{{"job", job}, {"mode", "playbook"}, {"playbook", "network_health"}}, why);
+    add("query_tsdb", Json{{"job", job}, {"mode", "playbook"}, {"playbook", "training_stability"}},
+        "tb_* metrics (loss, grad norm, MoE load-balance loss) at the step where TGS changed" +
+            (tgs->decline_onset_step ? " (step " + std::to_string(*tgs->decline_onset_step) + ")" : std::string()));
   }
   if (!evidence.empty() && cls != "completed" && cls != "running" && cls != "hang") {
     const Ev& e = evidence.front();
     int64_t a = e.ref.line > 20 ? static_cast<int64_t>(e.ref.line) - 20 : 1;
     Json args{{"job", job}, {"lines", std::to_string(a) + ":" + std::to_string(e.ref.line + 20)}};
-    if (e.file != evidence.front().file) args["file"] = e.file;
-    add("read_log", args, "the lines around the first evidence");
+    // Evidence from a side log (k8s rank log, Ray worker log): read_log's `file`.
+    if (e.file != files.log_display && !files.dir_display.empty() && e.file.starts_with(files.dir_display + "/"))
+      args["file"] = e.file.substr(files.dir_display.size() + 1);
+    add("read_log", args, "the lines around the first evidence (" + e.file + ")");
   }
   if (!has_tsdb) {
     Json kept = Json::array();
@@ -646,7 +646,7 @@ Json TriageJob(const JobFiles& job, const TriageOptions& opt, ScanCache& cache, 
     for (const auto& [kind, hits] : v->scan().signatures)
       if (!hits.cls.empty()) counts[kind] = counts.value(kind, 0) + hits.count;
   out["signature_counts"] = counts;
-  Json next = NextSteps(cls, job_ref, prog, hb, tgs, evidence, opt.now, job.has_tsdb);
+  Json next = NextSteps(cls, job_ref, prog, hb, tgs, evidence, opt.now, job.has_tsdb, job);
   if (!opt.full && next.size() > kNextStepsBrief) next.erase(next.begin() + kNextStepsBrief, next.end());
   out["next_steps"] = next;
   std::string remedy = Remedy(cls);

@@ -358,6 +358,9 @@ TEST(TriageSideLogs, RayWorkerLogAndK8sRankLogs) {
   EXPECT_EQ(k["evidence"][0]["file"], "k8s-20260224-110000-abcd-JAX-q/rank-1.log");
   EXPECT_EQ(k["evidence"][0]["line"], 2);
   EXPECT_EQ(k["job"]["kind"], "k8s");
+  const Json& last = k["next_steps"].back();
+  EXPECT_EQ(last["tool"], "read_log");
+  EXPECT_EQ(last["arguments"]["file"], "rank-1.log");
 }
 
 }  // namespace
