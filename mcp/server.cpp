@@ -324,6 +324,33 @@ Json Server::ListTools(const Json& params, RequestEnv&) {
   return Page(registry_->Tools(), params, options_.page_size, "tools", [](const Tool& t) { return t.ToJson(); });
 }
 
+Server::Round Server::OpenRound(const Json& params, const RequestEnv& env,
+                                const std::function<StateBinding()>& binding) {
+  // Modern multi round-trip: earlier answers travel sealed in requestState; this
+  // retry's inputResponses are added to them.
+  Round round;
+  if (env.era != Era::kModern) return round;
+  if (auto rs = params.find("requestState"); rs != params.end() && !rs->is_null()) {
+    if (!rs->is_string()) throw RpcError(kInvalidParams, "params.requestState must be a string");
+    Json opened = sealer_.Open(rs->get<std::string>(), binding());
+    round.answers = opened.value("answers", Json::object());
+    round.state = opened.value("state", Json());
+  }
+  if (auto ir = params.find("inputResponses"); ir != params.end()) {
+    if (!ir->is_object()) throw RpcError(kInvalidParams, "params.inputResponses must be an object");
+    for (auto it = ir->begin(); it != ir->end(); ++it) round.answers[it.key()] = it.value();
+  }
+  return round;
+}
+
+Json Server::InputRequired(const InputRequiredSignal& need, const RequestContext& ctx, const StateBinding& binding) {
+  Json requests = Json::object();
+  for (const auto& q : need.requests) requests[q.key] = {{"method", q.method}, {"params", q.params}};
+  return Json{{"resultType", "input_required"},
+              {"inputRequests", std::move(requests)},
+              {"requestState", sealer_.Seal(binding, {{"answers", ctx.answers()}, {"state", ctx.round_state()}})}};
+}
+
 Json Server::CallTool(const Message& m, RequestEnv& env) {
   std::string name = RequireString(m.params, "name");
   auto tool = registry_->FindTool(name);
@@ -332,37 +359,20 @@ Json Server::CallTool(const Message& m, RequestEnv& env) {
                                                                                : Json::object();
   Json progress_token = MetaOf(m.params).value("progressToken", Json());
 
-  // Modern multi round-trip: earlier answers travel sealed in requestState.
-  Json answers = Json::object(), round_state;
   // The state binding hashes the arguments: computed only when a state is involved.
   auto binding = [&] { return StateBinding{"tools/call", name, RequestStateSealer::Digest(args), env.principal.name}; };
-  if (env.era == Era::kModern) {
-    if (auto rs = m.params.find("requestState"); rs != m.params.end() && !rs->is_null()) {
-      if (!rs->is_string()) throw RpcError(kInvalidParams, "params.requestState must be a string");
-      Json opened = sealer_.Open(rs->get<std::string>(), binding());
-      answers = opened.value("answers", Json::object());
-      round_state = opened.value("state", Json());
-    }
-    if (auto ir = m.params.find("inputResponses"); ir != m.params.end()) {
-      if (!ir->is_object()) throw RpcError(kInvalidParams, "params.inputResponses must be an object");
-      for (auto it = ir->begin(); it != ir->end(); ++it) answers[it.key()] = it.value();
-    }
-  }
+  Round round = OpenRound(m.params, env, binding);
 
   if (!args.is_object()) return ToolResultJson(ToolResult::Error("Invalid arguments: arguments must be an object"));
   if (auto err = ValidateSchema(tool->input_schema, args, "arguments"))
     return ToolResultJson(ToolResult::Error("Invalid arguments: " + *err));
 
-  RequestContext ctx(env, progress_token, answers, round_state);
+  RequestContext ctx(env, progress_token, std::move(round.answers), std::move(round.state));
   ToolResult r;
   try {
     r = tool->handler(args, ctx);
   } catch (const InputRequiredSignal& need) {
-    Json requests = Json::object();
-    for (const auto& q : need.requests) requests[q.key] = {{"method", q.method}, {"params", q.params}};
-    return Json{{"resultType", "input_required"},
-                {"inputRequests", std::move(requests)},
-                {"requestState", sealer_.Seal(binding(), {{"answers", ctx.answers()}, {"state", ctx.round_state()}})}};
+    return InputRequired(need, ctx, binding());
   } catch (const RpcError&) {
     throw;
   } catch (const std::exception& e) {
@@ -430,32 +440,20 @@ Json Server::GetPrompt(const Message& m, RequestEnv& env) {
   for (const auto& a : prompt->arguments)
     if (a.required && !args.count(a.name))
       throw RpcError(kInvalidParams, "prompt " + name + " needs argument '" + a.name + "'");
-  Json answers = Json::object(), round_state;
-  StateBinding binding{"prompts/get", name, RequestStateSealer::Digest(m.params.value("arguments", Json::object())),
-                       env.principal.name};
-  if (env.era == Era::kModern) {
-    if (auto rs = m.params.find("requestState"); rs != m.params.end() && rs->is_string()) {
-      Json opened = sealer_.Open(rs->get<std::string>(), binding);
-      answers = opened.value("answers", Json::object());
-      round_state = opened.value("state", Json());
-    }
-    if (auto ir = m.params.find("inputResponses"); ir != m.params.end()) {
-      if (!ir->is_object()) throw RpcError(kInvalidParams, "params.inputResponses must be an object");
-      for (auto it = ir->begin(); it != ir->end(); ++it) answers[it.key()] = it.value();
-    }
-  }
-  RequestContext ctx(env, MetaOf(m.params).value("progressToken", Json()), answers, round_state);
+  auto binding = [&] {
+    return StateBinding{"prompts/get", name, RequestStateSealer::Digest(m.params.value("arguments", Json::object())),
+                        env.principal.name};
+  };
+  Round round = OpenRound(m.params, env, binding);
+  RequestContext ctx(env, MetaOf(m.params).value("progressToken", Json()), std::move(round.answers),
+                     std::move(round.state));
   try {
     PromptResult r = prompt->handler(args, ctx);
     Json out = {{"messages", r.messages}};
     if (!r.description.empty()) out["description"] = r.description;
     return out;
   } catch (const InputRequiredSignal& need) {
-    Json requests = Json::object();
-    for (const auto& q : need.requests) requests[q.key] = {{"method", q.method}, {"params", q.params}};
-    return Json{{"resultType", "input_required"},
-                {"inputRequests", std::move(requests)},
-                {"requestState", sealer_.Seal(binding, {{"answers", ctx.answers()}, {"state", ctx.round_state()}})}};
+    return InputRequired(need, ctx, binding());
   }
 }
 
@@ -534,45 +532,43 @@ void Server::Detach(const LegacySession* session) {
   });
 }
 
+Server::Audience Server::Snapshot() {
+  Audience a;
+  std::lock_guard lock(sessions_mu_);
+  for (auto& w : sessions_)
+    if (auto s = w.lock()) a.sessions.push_back(std::move(s));
+  a.listens.assign(listens_.begin(), listens_.end());
+  return a;
+}
+
+void Server::Broadcast(const Audience& to, const std::string& method, Json params,
+                       const std::function<bool(const LegacySession&)>& session_wants,
+                       const std::function<bool(const Listen&)>& listen_wants) {
+  for (auto& s : to.sessions)
+    if (session_wants(*s)) s->Notify(MakeNotification(method, params.empty() ? Json() : params));
+  for (auto& l : to.listens) {
+    if (!listen_wants(*l)) continue;
+    Json p = params.empty() ? Json::object() : params;
+    p["_meta"][meta::kSubscriptionId] = l->id;
+    std::lock_guard lock(l->mu);
+    l->channel->Send(MakeNotification(method, std::move(p)));
+  }
+}
+
 void Server::OnRegistryChange(ListKind kind) {
   const char* method = kind == ListKind::kTools       ? "notifications/tools/list_changed"
                        : kind == ListKind::kPrompts   ? "notifications/prompts/list_changed"
                                                       : "notifications/resources/list_changed";
-  std::vector<std::shared_ptr<LegacySession>> sessions;
-  std::vector<std::shared_ptr<Listen>> listens;
-  {
-    std::lock_guard lock(sessions_mu_);
-    for (auto& w : sessions_)
-      if (auto s = w.lock()) sessions.push_back(s);
-    listens.assign(listens_.begin(), listens_.end());
-  }
-  for (auto& s : sessions)
-    if (s->initialized()) s->Notify(MakeNotification(method, Json()));
-  for (auto& l : listens) {
-    bool wanted = kind == ListKind::kTools ? l->tools : kind == ListKind::kPrompts ? l->prompts : l->resources;
-    if (!wanted) continue;
-    std::lock_guard lock(l->mu);
-    l->channel->Send(MakeNotification(method, {{"_meta", {{meta::kSubscriptionId, l->id}}}}));
-  }
+  Broadcast(Snapshot(), method, Json::object(), [](const LegacySession& s) { return s.initialized(); },
+            [kind](const Listen& l) {
+              return kind == ListKind::kTools ? l.tools : kind == ListKind::kPrompts ? l.prompts : l.resources;
+            });
 }
 
 void Server::ResourceUpdated(const std::string& uri) {
-  std::vector<std::shared_ptr<LegacySession>> sessions;
-  std::vector<std::shared_ptr<Listen>> listens;
-  {
-    std::lock_guard lock(sessions_mu_);
-    for (auto& w : sessions_)
-      if (auto s = w.lock()) sessions.push_back(s);
-    listens.assign(listens_.begin(), listens_.end());
-  }
-  for (auto& s : sessions)
-    if (s->IsSubscribed(uri)) s->Notify(MakeNotification("notifications/resources/updated", {{"uri", uri}}));
-  for (auto& l : listens) {
-    if (!l->uris.count(uri)) continue;
-    std::lock_guard lock(l->mu);
-    l->channel->Send(MakeNotification("notifications/resources/updated",
-                                      {{"uri", uri}, {"_meta", {{meta::kSubscriptionId, l->id}}}}));
-  }
+  Broadcast(Snapshot(), "notifications/resources/updated", {{"uri", uri}},
+            [&uri](const LegacySession& s) { return s.IsSubscribed(uri); },
+            [&uri](const Listen& l) { return l.uris.count(uri) > 0; });
 }
 
 }  // namespace mt::mcp

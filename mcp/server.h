@@ -9,6 +9,7 @@
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -24,6 +25,9 @@
 #include "mcp/session.h"
 
 namespace mt::mcp {
+
+class RequestContext;
+struct InputRequiredSignal;
 
 struct ServerInfo {
   std::string name = "mt";
@@ -103,6 +107,23 @@ class Server {
 
  private:
   struct Listen;
+  // Who receives an unsolicited notification: legacy sessions and modern listen streams.
+  struct Audience {
+    std::vector<std::shared_ptr<LegacySession>> sessions;
+    std::vector<std::shared_ptr<Listen>> listens;
+  };
+  Audience Snapshot();
+  void Broadcast(const Audience& to, const std::string& method, Json params,
+                 const std::function<bool(const LegacySession&)>& session_wants,
+                 const std::function<bool(const Listen&)>& listen_wants);
+  // Answers and handler state carried into a modern retry.
+  struct Round {
+    Json answers = Json::object();
+    Json state;
+  };
+  Round OpenRound(const Json& params, const RequestEnv& env, const std::function<StateBinding()>& binding);
+  Json InputRequired(const InputRequiredSignal& need, const RequestContext& ctx,
+                     const StateBinding& binding);
   Json Run(const Message& m, RequestEnv& env);
   Json RunLegacyOnly(const Message& m, RequestEnv& env);
   Json Initialize(const Message& m, RequestEnv& env);

@@ -18,20 +18,13 @@ shift
 server=("$@")
 ulimit -n 4096 2>/dev/null || true   # the suite opens 1,000 connections at once
 work=$(mktemp -d)
-pid=
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$work"; }
+source "$here/../../lib/server.sh"
+cleanup() { stop_server; rm -rf "$work"; }
 trap cleanup EXIT
 flag=--http
 [[ "${server[0]}" == *conformance* ]] && flag=--listen
-"${server[@]}" "${config[@]}" $flag 127.0.0.1:0 2>"$work/server.log" &
-pid=$!
-port=
-for _ in $(seq 400); do
-  port=$(sed -n 's|.*listening on http://[^:]*:\([0-9]*\)/mcp.*|\1|p' "$work/server.log")
-  [ -n "$port" ] && break
-  sleep 0.05
-done
-[ -n "$port" ] || { echo "server did not start:"; cat "$work/server.log"; exit 1; }
+start_server "$work/server.log" "${server[@]}" "${config[@]}" $flag 127.0.0.1:0
+port=$SERVER_PORT
 python3 "$here/bad_input.py" --url "http://127.0.0.1:$port/mcp" --tool "$tool" "${token[@]}" \
   --stdio "${server[*]} ${config[*]} --stdio"
-kill -0 "$pid" || { echo "the server died"; exit 1; }
+kill -0 "$SERVER_PID" || { echo "the server died"; exit 1; }

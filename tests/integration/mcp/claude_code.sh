@@ -7,8 +7,8 @@ set -euo pipefail
 mt=$(realpath "$1") node_dir=$(realpath "$2") fixture=$(realpath "$3")
 claude=$node_dir/node_modules/.bin/claude
 work=$(mktemp -d)
-pid=
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$work"; }
+source "$(dirname "$0")/../../lib/server.sh"
+cleanup() { stop_server; rm -rf "$work"; }
 trap cleanup EXIT
 export HOME=$work/home PATH="$node_dir/node_modules/.bin:$PATH"
 mkdir -p "$HOME" "$work/ws" "$work/project"
@@ -21,15 +21,8 @@ tokens:
     sha256: $(printf %s "$secret" | sha256sum | cut -d' ' -f1)
     role: agent
 YAML
-"$mt" serve --config "$work/mt.yaml" --http 127.0.0.1:0 2>"$work/server.log" &
-pid=$!
-port=
-for _ in $(seq 400); do
-  port=$(sed -n 's|.*listening on http://[^:]*:\([0-9]*\)/mcp.*|\1|p' "$work/server.log")
-  [ -n "$port" ] && break
-  sleep 0.05
-done
-[ -n "$port" ] || { echo "server did not start"; cat "$work/server.log"; exit 1; }
+start_server "$work/server.log" "$mt" serve --config "$work/mt.yaml" --http 127.0.0.1:0
+port=$SERVER_PORT
 cd "$work/project"
 timeout 60 "$claude" mcp add mt-stdio -- "$mt" serve --workspace "$work/ws" >/dev/null
 timeout 60 "$claude" mcp add --transport http mt-http "http://127.0.0.1:$port/mcp" --header "Authorization: Bearer $secret" >/dev/null

@@ -13,8 +13,8 @@ shift 5
 server=("$@")
 export PATH="$node_dir/node_modules/.bin:$PATH"
 work=$(mktemp -d)
-pid=
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; rm -rf "$work"; }
+source "$(dirname "$0")/../../lib/server.sh"
+cleanup() { stop_server; rm -rf "$work"; }
 trap cleanup EXIT
 fail=0
 check() {   # name, command…
@@ -37,15 +37,8 @@ done
 # Streamable HTTP on a free loopback port
 flag=--http
 [[ "${server[0]}" == *conformance* ]] && flag=--listen
-"${server[@]}" $flag 127.0.0.1:0 2>"$work/server.log" &
-pid=$!
-port=
-for _ in $(seq 400); do
-  port=$(sed -n 's|.*listening on http://[^:]*:\([0-9]*\)/mcp.*|\1|p' "$work/server.log")
-  [ -n "$port" ] && break
-  sleep 0.05
-done
-[ -n "$port" ] || { echo "server did not start:"; cat "$work/server.log"; exit 1; }
+start_server "$work/server.log" "${server[@]}" $flag 127.0.0.1:0
+port=$SERVER_PORT
 url="http://127.0.0.1:$port/mcp"
 check "sdk http" node "$node_dir/sdk_clients.mjs" --http "$url" --tool "$tool" --args "$args" --expect "$expect"
 if [ "$elicit_tool" != - ]; then
