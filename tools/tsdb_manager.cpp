@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -162,7 +163,30 @@ TsdbLease::~TsdbLease() {
   shared_->last_used = Clock::now();
 }
 
+namespace {
+
+// Copies left behind by an mt that could not clean up (killed, or `mt serve` ending on a
+// signal with _Exit): their `owner` file names the mt and Prometheus PIDs; when neither is
+// alive, the copy is removed.
+void SweepStaleCopies(const fs::path& root) {
+  std::error_code ec;
+  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind("mt-tsdb-", 0) != 0 || !it->is_directory()) continue;
+    std::ifstream in(it->path() / "owner");
+    long owner = 0, child = 0;
+    if (!(in >> owner >> child) || owner <= 0) continue;   // not ours, or still being set up
+    auto alive = [](long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); };
+    if (alive(owner) || alive(child)) continue;
+    std::error_code rm;
+    fs::remove_all(it->path(), rm);
+  }
+}
+
+}  // namespace
+
 TsdbManager::TsdbManager(TsdbManagerOptions options) : options_(std::move(options)), next_port_(options_.port_first) {
+  SweepStaleCopies(options_.temp_root.empty() ? fs::temp_directory_path() : options_.temp_root);
   reaper_ = std::thread([this] { ReapLoop(); });
 }
 
@@ -272,7 +296,12 @@ std::shared_ptr<TsdbManager::Instance> TsdbManager::Start(const fs::path& key, c
     pid_t pid = ::fork();
     if (pid < 0) fail(TsdbError::Code::kStartFailed, std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
-      // Child: only async-signal-safe calls until exec.
+      // Child: only async-signal-safe calls until exec. Signal mask and ignored signals
+      // survive exec, and servers block SIGTERM in every thread (mcp/signals.h).
+      sigset_t none;
+      sigemptyset(&none);
+      ::sigprocmask(SIG_SETMASK, &none, nullptr);
+      ::signal(SIGPIPE, SIG_DFL);
       ::prctl(PR_SET_PDEATHSIG, SIGTERM);
       if (::getppid() != parent) ::_exit(127);
       ::setpgid(0, 0);   // a Ctrl-C in the terminal goes to mt, which stops it cleanly
@@ -303,6 +332,7 @@ std::shared_ptr<TsdbManager::Instance> TsdbManager::Start(const fs::path& key, c
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     if (ready) {
+      std::ofstream(inst->temp_dir / "owner") << ::getpid() << " " << pid << "\n";
       next_port_ = port + 1 > options_.port_last ? options_.port_first : port + 1;
       return inst;
     }

@@ -155,6 +155,21 @@ TEST_F(TsdbManagerTest, IdleInstancesAreStopped) {
   EXPECT_TRUE(ProcessGone(pid));
 }
 
+TEST_F(TsdbManagerTest, CopiesLeftByADeadMtAreSweptAndLiveOnesKept) {
+  pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  ::waitpid(dead, nullptr, 0);
+  fs::create_directories(root_ / "mt-tsdb-stale1" / "data");
+  std::ofstream(root_ / "mt-tsdb-stale1" / "owner") << dead << " " << dead << "\n";
+  fs::create_directories(root_ / "mt-tsdb-mine01" / "data");
+  std::ofstream(root_ / "mt-tsdb-mine01" / "owner") << ::getpid() << " " << dead << "\n";
+  fs::create_directories(root_ / "mt-tsdb-noown1");   // being set up: no owner file yet
+  TsdbManager m(opts_);
+  EXPECT_FALSE(fs::exists(root_ / "mt-tsdb-stale1"));
+  EXPECT_TRUE(fs::exists(root_ / "mt-tsdb-mine01"));
+  EXPECT_TRUE(fs::exists(root_ / "mt-tsdb-noown1"));
+}
+
 TEST_F(TsdbManagerTest, NoBinaryNoPortAndCorruptBlocksAreClearErrors) {
   {
     TsdbManagerOptions o = opts_;
