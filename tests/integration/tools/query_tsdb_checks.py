@@ -39,6 +39,18 @@ def finding(out, word):
     return next(f for f in out["findings"] if word in f["rule"])
 
 
+def snapshot(job):
+    d = next(os.path.join(WS, x) for x in os.listdir(WS) if x.startswith(job + "-") and os.path.isdir(os.path.join(WS, x)))
+    out = {}
+    for root, dirs, files in os.walk(d):
+        for n in dirs + files:
+            st = os.lstat(os.path.join(root, n))
+            out[os.path.join(root, n)] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+untouched = {j: snapshot(j) for j in ("7877", "8308", "8043")}
+
 # ---- 7877: hang ---------------------------------------------------------------------------
 h = mtj("7877", "--playbook", "hang")
 util, power = finding(h, "utilization")["evidence"], finding(h, "power")["evidence"]
@@ -160,6 +172,9 @@ try:
 finally:
     live.terminate()
     live.wait(timeout=30)
+
+for j, snap in untouched.items():
+    check(snapshot(j) == snap, f"{j}: the job directory is untouched by the queries (private copies only)")
 
 # ---- bad input ----------------------------------------------------------------------------------
 p = mt("8309", "--promql", "sum(rate(hw_tcp_retransmits_total[5m]) by", expect=1)
