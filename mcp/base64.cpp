@@ -66,4 +66,15 @@ std::optional<std::string> Base64Decode(std::string_view text) {
   return out;
 }
 
+std::string HexEncode(std::string_view bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  }
+  return out;
+}
+
 }  // namespace mt::mcp

@@ -1,4 +1,4 @@
-// Base64 (RFC 4648 §4) and base64url (§5, unpadded) codecs.
+// Byte-to-text encodings: Base64 (RFC 4648 §4), base64url (§5, unpadded) and hex.
 #pragma once
 #include <optional>
 #include <string>
@@ -10,5 +10,7 @@ std::string Base64Encode(std::string_view bytes);
 std::string Base64UrlEncode(std::string_view bytes);
 // Accepts either alphabet, with or without padding; nullopt on any invalid character.
 std::optional<std::string> Base64Decode(std::string_view text);
+// Lower-case hex, two digits per byte.
+std::string HexEncode(std::string_view bytes);
 
 }  // namespace mt::mcp

@@ -39,13 +39,7 @@ std::string HostPart(const std::string& authority) {
 std::string NewSessionId() {
   unsigned char raw[16];
   if (RAND_bytes(raw, sizeof raw) != 1) throw std::runtime_error("RAND_bytes failed");
-  static const char* d = "0123456789abcdef";
-  std::string id;
-  for (unsigned char c : raw) {
-    id += d[c >> 4];
-    id += d[c & 15];
-  }
-  return id;
+  return HexEncode(std::string_view(reinterpret_cast<const char*>(raw), sizeof raw));
 }
 
 std::string SseEvent(const Json& message) {

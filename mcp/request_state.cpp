@@ -27,17 +27,6 @@ std::string RandomBytes(size_t n) {
   return out;
 }
 
-std::string Hex(const unsigned char* p, size_t n) {
-  static const char* d = "0123456789abcdef";
-  std::string s;
-  s.reserve(n * 2);
-  for (size_t i = 0; i < n; ++i) {
-    s += d[p[i] >> 4];
-    s += d[p[i] & 15];
-  }
-  return s;
-}
-
 }  // namespace
 
 RequestStateSealer::RequestStateSealer(std::string key, std::chrono::seconds ttl)
@@ -47,7 +36,7 @@ std::string RequestStateSealer::Digest(const Json& arguments) {
   std::string canon = arguments.is_null() ? "{}" : arguments.dump();   // nlohmann sorts keys
   unsigned char md[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(canon.data()), canon.size(), md);
-  return Hex(md, sizeof md);
+  return HexEncode(std::string_view(reinterpret_cast<const char*>(md), sizeof md));
 }
 
 std::string RequestStateSealer::Mac(const std::string& data) const {
@@ -66,7 +55,7 @@ std::string RequestStateSealer::Seal(const StateBinding& b, const Json& payload)
                {"a", b.args_digest},
                {"p", b.principal},
                {"exp", NowMs() + std::chrono::duration_cast<std::chrono::milliseconds>(ttl_).count()},
-               {"nonce", Hex(reinterpret_cast<const unsigned char*>(nonce.data()), nonce.size())},
+               {"nonce", HexEncode(nonce)},
                {"d", payload}};
   std::string encoded = Base64UrlEncode(body.dump());
   return encoded + "." + Base64UrlEncode(Mac(encoded));

@@ -9,6 +9,7 @@
 #include <memory>
 #include <thread>
 
+#include "mcp/base64.h"
 #include "mcp/http_transport.h"
 #include "mcp/server.h"
 #include "mcp/signals.h"
@@ -30,13 +31,7 @@ constexpr const char* kInstructions =
 std::string Sha256Hex(const std::string& s) {
   unsigned char md[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(s.data()), s.size(), md);
-  static const char* d = "0123456789abcdef";
-  std::string hex;
-  for (unsigned char c : md) {
-    hex += d[c >> 4];
-    hex += d[c & 15];
-  }
-  return hex;
+  return mcp::HexEncode(std::string_view(reinterpret_cast<const char*>(md), sizeof md));
 }
 
 bool IsLoopback(const std::string& host) { return host == "127.0.0.1" || host == "localhost" || host == "::1"; }
