@@ -5,6 +5,7 @@
 #include "mcp/call_context.h"
 #include <httplib.h>
 
+#include <atomic>
 #include <thread>
 
 namespace mt::mcp {
@@ -19,6 +20,15 @@ class HttpTest : public ::testing::Test {
     t.description = "d";
     t.handler = [](const Json&, CallContext& ctx) { return ToolResult::Text("hello " + ctx.caller().role); };
     registry->AddTool(t);
+    Tool wait;
+    wait.name = "wait_for_cancel";
+    wait.description = "runs until cancelled";
+    wait.handler = [this](const Json&, CallContext& ctx) {
+      for (int i = 0; i < 1000 && !ctx.cancelled(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      saw_cancel = ctx.cancelled();
+      return ToolResult::Text("stopped");
+    };
+    registry->AddTool(wait);
     server = std::make_unique<Server>(ServerInfo{}, registry);
     opts.port = 0;
     http = std::make_unique<HttpTransport>(*server, opts);
@@ -51,6 +61,7 @@ class HttpTest : public ::testing::Test {
   std::unique_ptr<HttpTransport> http;
   std::unique_ptr<httplib::Client> client;
   std::thread thread;
+  std::atomic<bool> saw_cancel{false};
 };
 
 const char* kModernList =
@@ -117,6 +128,47 @@ TEST_F(HttpTest, BearerTokensAndRoles) {
                    R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"hello"}})", "application/json");
   ASSERT_EQ(r->status, 200);
   EXPECT_NE(r->body.find("hello ci"), std::string::npos);
+}
+
+TEST_F(HttpTest, ClosingTheStreamCancelsTheRequest) {
+  Start();
+  std::string sid = Init();
+  // A client that gives up after 300 ms closes the SSE response: that is the cancel.
+  httplib::Client impatient("127.0.0.1", http->port());
+  impatient.set_read_timeout(0, 300000);
+  auto r = impatient.Post("/mcp", H({{"Mcp-Session-Id", sid}}),
+                          R"({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"wait_for_cancel"}})",
+                          "application/json");
+  EXPECT_FALSE(r);   // timed out
+  for (int i = 0; i < 300 && !saw_cancel; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(saw_cancel);
+}
+
+TEST_F(HttpTest, LegacyGetStreamCarriesListChanges) {
+  Start();
+  std::string sid = Init();
+  std::string received;
+  std::thread change([this] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    Tool t;
+    t.name = "late_tool";
+    t.description = "d";
+    t.handler = [](const Json&, CallContext&) { return ToolResult::Text(""); };
+    registry->AddTool(t);
+  });
+  httplib::Client listener("127.0.0.1", http->port());
+  listener.set_read_timeout(5, 0);
+  auto r = listener.Get("/mcp", H({{"Mcp-Session-Id", sid}}), [&](const char* data, size_t n) {
+    received.append(data, n);
+    return received.find("list_changed") == std::string::npos;   // stop once it arrived
+  });
+  change.join();
+  EXPECT_NE(received.find("data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}"),
+            std::string::npos)
+      << received;
+  // An unknown session has no stream.
+  auto second = client->Get("/mcp", H({{"Mcp-Session-Id", "unknown"}}));
+  EXPECT_EQ(second->status, 404);
 }
 
 TEST_F(HttpTest, BodyLimitMediaTypeAndParseErrors) {
