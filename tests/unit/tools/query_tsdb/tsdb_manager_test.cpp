@@ -45,7 +45,9 @@ class TsdbManagerTest : public ::testing::Test {
     tsdb_ = root_ / "job" / "prometheus";
     ASSERT_EQ(testing::MakeTsdb(tsdb_), "");
     opts_.port_first = testing::TestPortBase();
-    opts_.port_last = opts_.port_first + 19;
+    // Ports base..base+9 for the managers; base+10.. for servers the tests start themselves,
+    // so that tests running in parallel (ctest -j) never answer for each other.
+    opts_.port_last = opts_.port_first + 9;
     opts_.temp_root = root_;
     opts_.idle_timeout = std::chrono::minutes(5);
   }
@@ -189,7 +191,7 @@ TEST_F(TsdbManagerTest, NoBinaryNoPortAndCorruptBlocksAreClearErrors) {
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    int port = opts_.port_last;
+    int port = testing::TestPortBase() + 14;
     a.sin_port = htons(static_cast<uint16_t>(port));
     ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
     ASSERT_EQ(::listen(fd, 1), 0);
@@ -228,7 +230,7 @@ TEST_F(TsdbManagerTest, LiveJobsUseTheirOwnPrometheusAndNeverStartASecondOne) {
   fs::create_directories(live);
   for (auto& e : fs::directory_iterator(tsdb_)) fs::copy(e.path(), live / e.path().filename(), fs::copy_options::recursive);
   std::ofstream(root_ / "live.yml") << "global:\n  scrape_interval: 999h\nscrape_configs: []\n";
-  int port = opts_.port_first + 10;
+  int port = testing::TestPortBase() + 15;
   pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
@@ -245,8 +247,8 @@ TEST_F(TsdbManagerTest, LiveJobsUseTheirOwnPrometheusAndNeverStartASecondOne) {
   ASSERT_TRUE(probe.Ready());
 
   TsdbManagerOptions o = opts_;
-  o.port_first = opts_.port_first;
-  o.port_last = opts_.port_first + 9;
+  o.port_first = testing::TestPortBase() + 16;
+  o.port_last = testing::TestPortBase() + 19;
   TsdbManager m(o);
   TsdbLease l = m.Acquire({live, true, port});
   EXPECT_EQ(l.source(), "live");
