@@ -113,18 +113,20 @@ int RunTask(const Plan& p, const std::string& plan_path) {
   std::error_code ec;
   fs::create_directories(job_dir, ec);
 
+  // The plan's env first; the generic job variables are set over it so that a passthrough
+  // `_env_JOB_ID=…` cannot make a task misreport which job it belongs to.
   std::map<std::string, std::string> vars = p.env;
-  vars.insert({{"JOB_ID", id}, {"JOB_NAME", p.job_name}, {"JOB_DIR", job_dir.string()},
-               {"JOB_WORKSPACE", p.workspace.string()}, {"OUTPUT_PATH", job_dir.string()},
-               {"NODE_RANK", std::to_string(rank)}, {"NNODES", std::to_string(p.nodes)}, {"HOST", host},
-               {"ARTIFACT", p.artifact_dir.string()}, {"MODEL_NAME", p.spec.model}, {"PLAN", plan_path}});
   for (const auto& [k, v] : p.binaries) {
     std::string key = "MT_";
     for (char c : k) key += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     vars[key] = v;
   }
-  for (const char* k : {"JOB_ID", "JOB_NAME", "JOB_DIR", "NODE_RANK", "NNODES", "HOST", "OUTPUT_PATH"})
-    vars[k] = vars[k];   // the generic names win over anything the plan's env carried
+  for (const auto& [k, v] : std::map<std::string, std::string>{
+           {"JOB_ID", id}, {"JOB_NAME", p.job_name}, {"JOB_DIR", job_dir.string()},
+           {"JOB_WORKSPACE", p.workspace.string()}, {"OUTPUT_PATH", job_dir.string()},
+           {"NODE_RANK", std::to_string(rank)}, {"NNODES", std::to_string(p.nodes)}, {"HOST", host},
+           {"ARTIFACT", p.artifact_dir.string()}, {"MODEL_NAME", p.spec.model}, {"PLAN", plan_path}})
+    vars[k] = v;
   const auto argv = Expand(p.train_command, vars, p.overrides);
   std::string fake_root;
   for (size_t i = 0; i + 1 < argv.size(); ++i)

@@ -83,6 +83,14 @@ static void WriteRecord(const fs::path& dir, const json& record) {
   fs::rename(tmp, dir / ".mt-launch.json", ec);
 }
 
+void ResolveBinaries(PlanRequest* req) {
+  req->mt_job = FindLauncherBinary("mt-job", "MT_JOB_BIN");
+  req->simtrain = FindLauncherBinary("mt-simtrain", "MT_SIMTRAIN");
+  req->mt_exporter = FindLauncherBinary("mt-exporter", "MT_EXPORTER_BIN");
+  const char* prom = std::getenv("MT_PROMETHEUS_BIN");
+  req->prometheus = FindOnPath(prom && *prom ? prom : "prometheus");
+}
+
 std::map<std::string, std::string> PlanFiles(const Plan& p) {
   std::map<std::string, std::string> files;
   if (p.binaries.count("mt-simtrain")) files["scenario.yaml"] = SimScenarioYaml(p);

@@ -18,6 +18,11 @@ struct SubmitResult {
   std::filesystem::path job_dir, log, artifact;
 };
 
+// Fills the binaries a job runs (mt-job, mt-simtrain, mt-exporter, prometheus) from
+// $MT_JOB_BIN / $MT_SIMTRAIN / $MT_EXPORTER_BIN / $MT_PROMETHEUS_BIN, the running executable's
+// directory and its build-tree siblings, then PATH; leaves empty what is not found.
+void ResolveBinaries(PlanRequest* req);
+
 // The files a plan adds to its artifact (scenario.yaml, job.sbatch, job.k8s.yaml), by name.
 std::map<std::string, std::string> PlanFiles(const Plan& p);
 

@@ -6,7 +6,6 @@
 #include <iostream>
 
 #include "launcher/launch/plan.h"
-#include "launcher/launch/process.h"
 #include "launcher/launch/submit.h"
 #include "tools/cli/command.h"
 #include "tools/config.h"
@@ -114,10 +113,7 @@ int RunSubmit(const std::vector<std::string>& args) {
   req.workspace = cfg.workspace;
   req.models_dir = models ? std::filesystem::path(*models) : launch::DefaultModelsDir();
   req.repo_dir = std::filesystem::absolute(req.models_dir).parent_path().parent_path();
-  req.mt_job = launch::FindLauncherBinary("mt-job", "MT_JOB_BIN");
-  req.simtrain = launch::FindLauncherBinary("mt-simtrain", "MT_SIMTRAIN");
-  req.mt_exporter = launch::FindLauncherBinary("mt-exporter", "MT_EXPORTER_BIN");
-  req.prometheus = launch::FindOnPath(std::getenv("MT_PROMETHEUS_BIN") ? std::getenv("MT_PROMETHEUS_BIN") : "prometheus");
+  launch::ResolveBinaries(&req);
 
   launch::Plan plan;
   if (auto e = launch::BuildPlan(req, &plan); !e.empty()) {
