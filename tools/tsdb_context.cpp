@@ -58,17 +58,12 @@ std::map<std::string, SeriesStats> TsdbContext::PerHostRange(const std::string& 
 const std::vector<std::string>& TsdbContext::Hosts() {
   if (!hosts_) {
     std::vector<std::string> hosts;
-    try {
+    ++queries_;
+    for (const auto& s : client_.Series({"up"}, data_.start, data_.end))
+      if (s.contains("host") && s["host"].is_string()) hosts.push_back(s["host"].get<std::string>());
+    if (hosts.empty()) {   // no `up` (a TSDB filled by other means): any series' host label
       ++queries_;
-      Json v = client_.Series({"up"}, data_.start, data_.end);
-      for (const auto& s : v)
-        if (s.contains("host") && s["host"].is_string()) hosts.push_back(s["host"].get<std::string>());
-      if (hosts.empty()) {
-        ++queries_;
-        for (const auto& h : client_.LabelValues("host")) hosts.push_back(h.get<std::string>());
-      }
-    } catch (const PrometheusError&) {
-      throw;
+      for (const auto& h : client_.LabelValues("host")) hosts.push_back(h.get<std::string>());
     }
     std::sort(hosts.begin(), hosts.end());
     hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
