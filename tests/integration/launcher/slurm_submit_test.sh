@@ -37,7 +37,12 @@ submit() { "$MT" submit --workspace "$WS" --backend slurm --yes --json "$@" | py
 # 1. the issue's command: llama2-70b on 2 nodes (2 tasks here), 20 steps
 J1=$(submit llama2-70b -N 2 -- steps=20 _env_SIM_STEP_SECONDS=0.1 _env_SIM_STARTUP_SECONDS=0.2) || fail "submit failed"
 # 2. a long job to cancel, 3. one that hits a 1-minute time limit (both run beside job 1)
-J2=$(submit llama2-70b -N 2 -- steps=100000 _env_SIM_STEP_SECONDS=0.5) || fail "submit 2 failed"
+read -r EP PP < <(python3 -c 'import socket
+s=[socket.socket() for _ in range(2)]
+[x.bind(("127.0.0.1",0)) for x in s]
+print(" ".join(str(x.getsockname()[1]) for x in s))')
+J2=$(submit llama2-70b -N 2 --observe --exporter-port "$EP" --prometheus-ports "$PP-$PP" --scrape-interval 2 \
+     -- steps=100000 _env_SIM_STEP_SECONDS=0.5) || fail "submit 2 failed"
 J3=$(submit llama2-70b --time=1 -- steps=100000 _env_SIM_STEP_SECONDS=1) || fail "submit 3 failed"
 WAIT=60 wait_state "$J1" COMPLETED
 D1=$(ls -d "$WS/$J1"-JAX-llama2-70b-*/) ; D1=${D1%/}
@@ -81,6 +86,10 @@ WAIT=30 wait_state "$J2" CANCELLED
 for _ in $(seq 50); do grep -q "JOB SUMMARY" "$WS/$J2"-*.log && break; sleep 0.2; done
 grep -q "CANCELLED (scancel / SIGTERM)" "$WS/$J2"-*.log || fail "cancelled job has no CANCELLED summary"
 grep -q "NODE_EXIT host=node00[12] exit=143" "$WS/$J2"-*.log || fail "no NODE_EXIT 143"
+grep -q "^0: \[Prometheus\] Started on port $PP " "$WS/$J2"-*.log || fail "observed job: no Prometheus port line"
+grep -q "^0: \[Prometheus\] Stopped" "$WS/$J2"-*.log || fail "observed job: Prometheus not stopped on cancel"
+D2=$(ls -d "$WS/$J2"-*/); [ -d "$D2/prometheus/wal" ] && [ -f "$D2/metrics_exporter/node002.log" ] || fail "observed job: no TSDB / exporter log"
+sleep 1; pgrep -f -- "${D2%/}" >/dev/null && fail "a process of the cancelled job outlived it: $(pgrep -af -- "${D2%/}")"
 "$MT" triage "$J2" --workspace "$WS" --json | python3 -c 'import json,sys; c=json.load(sys.stdin)["class"]; sys.exit(0 if c=="cancelled" else "class "+c)' || fail "triage of the cancelled job"
 "$MT" cancel 999999 --workspace "$WS" 2>err.txt && fail "cancel of an unknown job succeeded"
 grep -q "no job '999999'" err.txt || fail "unclear cancel error: $(cat err.txt)"
