@@ -18,6 +18,7 @@
 #include "tools/cli/flags.h"
 #include "tools/config.h"
 #include "tools/product_tools.h"
+#include "tools/tsdb_manager.h"
 
 namespace mt::tools::cli {
 
@@ -99,8 +100,12 @@ int RunServe(const std::vector<std::string>& args) {
 
   mcp::StopOnSignals([&http, use_stdio] {
     if (http) http->Stop();
-    // stdio ends at EOF; a signal while blocked reading stdin ends the process.
-    if (use_stdio) std::_Exit(0);
+    // stdio ends at EOF; a signal while blocked reading stdin ends the process, after
+    // stopping the Prometheus instances query_tsdb started (and their private copies).
+    if (use_stdio) {
+      DefaultTsdbManager().StopAll();
+      std::_Exit(0);
+    }
   });
   std::thread http_thread;
   if (http) {
