@@ -98,7 +98,14 @@ ModeResult Hang(TsdbContext& tsdb, const Json& triage, std::optional<TsdbWindow>
   std::optional<double> hang_at = TriageTime(triage, {"progress", "last_progress_time"});
   const bool triage_hang = TriageString(triage, "class") == "hang" || TriageString(triage, "status") == "hang";
   TsdbWindow hang, before;
-  if (given) {
+  if (given && hang_at && triage_hang && *hang_at > given->start && *hang_at < given->end) {
+    // A window around the hang (as triage's next_steps give it): the part before the last
+    // progress is the baseline, the part after it is the hang.
+    TsdbWindow w = tsdb.Clamp(*given);
+    before = tsdb.Clamp({std::max(w.start, *hang_at - 1800), *hang_at});
+    hang = tsdb.Clamp({*hang_at + 300, w.end});
+    if (hang.seconds() < 600) hang = tsdb.Clamp({*hang_at, w.end});
+  } else if (given) {
     hang = tsdb.Clamp(*given);
     before = tsdb.Clamp({hang.start - 1800, hang.start});
     hang_at = hang.start;

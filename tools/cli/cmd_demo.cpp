@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "launcher/demo/workspace.h"
@@ -101,8 +103,12 @@ int Run(const fs::path& workspace) {
   std::cout << "MCP session over stdio with " << client.server_info().value("name", "?") << " "
             << client.server_info().value("version", "?") << "\n";
   Json tools = client.Request("tools/list", Json::object());
+  std::set<std::string> read_only;   // tools the demo may follow up with on its own
   std::cout << "tools:";
-  for (const auto& t : tools["tools"]) std::cout << " " << t.value("name", "");
+  for (const auto& t : tools["tools"]) {
+    std::cout << " " << t.value("name", "");
+    if (t.contains("annotations") && t["annotations"].value("readOnlyHint", false)) read_only.insert(t["name"]);
+  }
   std::cout << "\n\n> list_jobs {}\n";
   Json jobs = client.CallTool("list_jobs", Json::object());
   std::cout << FirstLines(TextOf(jobs), 14) << "\n";
@@ -118,7 +124,19 @@ int Run(const fs::path& workspace) {
     std::cout << "Q: " << q.text << "\n> triage_log " << args.dump() << "\n";
     Json r = client.CallTool("triage_log", args);
     if (r.value("isError", false)) ++failures;
-    std::cout << FirstLines(TextOf(r), 3) << "\n";
+    std::cout << FirstLines(TextOf(r), 3);
+    // Follow triage's first suggested next step when it is a read-only tool other than
+    // reading the log, as an agent would (e.g. query_tsdb's hang playbook for 7877).
+    for (const auto& step : r.value("structuredContent", Json::object()).value("next_steps", Json::array())) {
+      std::string tool = step.value("tool", "");
+      if (!read_only.count(tool) || tool == "read_log" || tool == "triage_log") continue;
+      Json follow = client.CallTool(tool, step.value("arguments", Json::object()));
+      if (follow.value("isError", false)) ++failures;
+      std::cout << "> " << tool << " " << step.value("arguments", Json::object()).dump() << "\n"
+                << FirstLines(TextOf(follow), 4);
+      break;
+    }
+    std::cout << "\n";
   }
   int rc = client.Stop();
   if (rc != 0) std::cerr << "mt demo: the server exited with status " << rc << "\n";
