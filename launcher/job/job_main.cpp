@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -226,6 +227,15 @@ int RunJob(const Plan& p, const std::string& plan_path) {
     ss << g.rdbuf();
     Line("=== GIT SUMMARY BEGIN ===");
     std::string body = ss.str();
+    // The diff itself stays in the artifact: diff text in the log header could look like
+    // log lines (a JOB SUMMARY, a step line) to anything that scans the log.
+    const auto d = body.find("[DIFF]\n"), u = body.find("[UNTRACKED]");
+    if (d != std::string::npos && u != std::string::npos && u > d) {
+      const std::string diff = body.substr(d + 7, u - d - 7);
+      const long lines = std::count(diff.begin(), diff.end(), '\n');
+      body = body.substr(0, d) + "[DIFF]\n(" + std::to_string(lines) + " lines; in " +
+             (p.artifact_dir / "git_summary.txt").string() + ")\n\n" + body.substr(u);
+    }
     while (!body.empty() && body.back() == '\n') body.pop_back();
     Line(body);
     Line("=== GIT SUMMARY END ===");

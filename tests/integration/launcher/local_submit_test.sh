@@ -59,6 +59,16 @@ PIDS+=($!); sleep 0.5
 expect_error "no free port for Prometheus in $P-$((P+1)) (all taken)" submit llama2-70b --observe --prometheus-ports "$P-$((P+1))" --workspace "$WS" --yes
 kill "${PIDS[-1]}"; unset 'PIDS[-1]'
 
+# on a terminal (script(1) gives it one) the plan is shown and a question asked
+before=$(snapshot)
+printf 'n\n' | script -qec "$MT submit default --workspace $WS -- _env_SIM_STEP_SECONDS=0.05" /dev/null > tty.txt; rc=$?
+[ $rc = 1 ] && grep -q "Submit this job? \[y/N\]" tty.txt && grep -q "not confirmed; nothing was submitted" tty.txt || fail "terminal 'n' (rc $rc): $(tail -2 tty.txt)"
+[ "$(snapshot)" = "$before" ] || fail "an unconfirmed submit left files behind"
+printf 'y\n' | script -qec "$MT submit llama2-70b --workspace $WS -- steps=2 _env_SIM_STEP_SECONDS=0.05" /dev/null > tty.txt || fail "terminal 'y': $(tail -2 tty.txt)"
+grep -q "Submitted job local_" tty.txt || fail "terminal 'y' did not submit"
+for _ in $(seq 100); do grep -q "^=* JOB SUMMARY =*$" "$WS"/local_*-JAX-llama2-70b-steps_2-*.log 2>/dev/null && break; sleep 0.2; done
+grep -q "^  Status: .*SUCCESS (exit 0)" "$WS"/local_*-JAX-llama2-70b-steps_2-*.log || fail "confirmed job did not run"
+
 # dry run: nothing written; --json is the plan with its hash
 before=$(snapshot)
 "$MT" submit llama2 -N 2 --workspace "$WS" --dry-run --json -- steps=3 'x=$(id)' > plan.json || fail "dry run"
@@ -81,8 +91,8 @@ J=$(python3 -c 'import json; print(json.load(open("sub.json"))["job_id"])')
 D=$(python3 -c 'import json; print(json.load(open("sub.json"))["job_dir"])')
 L=$D.log
 [ -L "$D/log" ] && [ -L "$D/artifact" ] && [ -f "$D/artifact/scenario.yaml" ] || fail "job dir layout"
-for _ in $(seq 600); do grep -q "JOB SUMMARY" "$L" 2>/dev/null && break; sleep 0.2; done
-grep -q "Status: .*SUCCESS (exit 0)" "$L" || fail "observed run did not succeed: $(tail -5 "$L")"
+for _ in $(seq 600); do grep -q "^=* JOB SUMMARY =*$" "$L" 2>/dev/null && break; sleep 0.2; done
+grep -q "^  Status: .*SUCCESS (exit 0)" "$L" || fail "observed run did not succeed: $(tail -5 "$L")"
 grep -q "^0: \[Prometheus\] Started on port $PP " "$L" || fail "no Prometheus port line"
 grep -q "^0: \[Prometheus\] To view from your machine: ssh -J .* -L $PP:localhost:$PP " "$L" || fail "no SSH tunnel hint"
 grep -q "^0: \[Prometheus\] Stopped" "$L" || fail "Prometheus not stopped"
@@ -120,8 +130,8 @@ L2=$(python3 -c 'import json; print(json.load(open("sub2.json"))["log"])')
 for _ in $(seq 100); do grep -q "completed step: 2," "$L2" && break; sleep 0.2; done
 "$MT" status "$J2" --workspace "$WS" | grep -q RUNNING || fail "status of a running local job"
 "$MT" cancel "$J2" --workspace "$WS" || fail "cancel"
-for _ in $(seq 100); do grep -q "JOB SUMMARY" "$L2" && break; sleep 0.2; done
-grep -q "FAILED (exit 143).*CANCELLED (scancel / SIGTERM)" "$L2" || fail "no CANCELLED summary"
+for _ in $(seq 100); do grep -q "^=* JOB SUMMARY =*$" "$L2" && break; sleep 0.2; done
+grep -q "^  Status: .*FAILED (exit 143).*CANCELLED (scancel / SIGTERM)" "$L2" || fail "no CANCELLED summary"
 grep -q "^0: NODE_EXIT host=node001 exit=143" "$L2" || fail "no NODE_EXIT"
 for _ in $(seq 50); do "$MT" status "$J2" --workspace "$WS" --json | grep -q '"state":"RUNNING"' || break; sleep 0.2; done
 "$MT" status "$J2" --workspace "$WS" --json | grep -q '"state":"CANCELLED"' || fail "status after cancel"

@@ -53,8 +53,8 @@ L1=$D1.log
 touch "$D1/artifact/plan.json" 2>/dev/null && [ "$(id -u)" != 0 ] && fail "artifact is writable"
 [ "$(stat -c %a "$D1/artifact/plan.json")" = 444 ] || fail "artifact file not read-only"
 grep -q "llama2-70b -N 2 -- steps=20" "$D1/artifact/submit_cmd.txt" || fail "submit_cmd.txt"
-for l in "JOB_ID=$J1" "NNODES=2" "MODEL_NAME=llama2-70b" 'PASSTHROUGH_ARGS="steps=20 ' "== Training BEGIN" "== Training END" \
-         "JOB SUMMARY" "Status: .*SUCCESS (exit 0)" "=== GIT SUMMARY BEGIN ===" "^0: completed step: 19," "^1: completed step: 19,"; do
+for l in "^JOB_ID=$J1$" "^NNODES=2$" "^MODEL_NAME=llama2-70b$" '^PASSTHROUGH_ARGS="steps=20 ' "^== Training BEGIN" "^== Training END" \
+         "^=* JOB SUMMARY =*$" "^  Status: .*SUCCESS (exit 0)" "^=== GIT SUMMARY BEGIN ===$" "^0: completed step: 19," "^1: completed step: 19,"; do
   grep -q "$l" "$L1" || fail "log lacks '$l'"
 done
 "$MT" jobs --workspace "$WS" --json > jobs.json || fail "mt jobs"
@@ -83,8 +83,8 @@ WAIT=30 wait_state "$J2" RUNNING
 for _ in $(seq 100); do grep -q "completed step: 2," "$WS/$J2"-*.log 2>/dev/null && break; sleep 0.2; done
 "$MT" cancel "$J2" --workspace "$WS" || fail "mt cancel"
 WAIT=30 wait_state "$J2" CANCELLED
-for _ in $(seq 50); do grep -q "JOB SUMMARY" "$WS/$J2"-*.log && break; sleep 0.2; done
-grep -q "CANCELLED (scancel / SIGTERM)" "$WS/$J2"-*.log || fail "cancelled job has no CANCELLED summary"
+for _ in $(seq 50); do grep -q "^=* JOB SUMMARY =*$" "$WS/$J2"-*.log && break; sleep 0.2; done
+grep -q "^  Status: .*CANCELLED (scancel / SIGTERM)" "$WS/$J2"-*.log || fail "cancelled job has no CANCELLED summary"
 grep -q "NODE_EXIT host=node00[12] exit=143" "$WS/$J2"-*.log || fail "no NODE_EXIT 143"
 grep -q "^0: \[Prometheus\] Started on port $PP " "$WS/$J2"-*.log || fail "observed job: no Prometheus port line"
 grep -q "^0: \[Prometheus\] Stopped" "$WS/$J2"-*.log || fail "observed job: Prometheus not stopped on cancel"
@@ -102,9 +102,9 @@ grep -q "sbatch failed (exit 1): .*partition" err.txt || fail "unclear sbatch er
 
 # 3. the time limit (1 minute; slurmctld enforces it on its next pass)
 WAIT=150 wait_state "$J3" TIMEOUT
-for _ in $(seq 100); do grep -q "JOB SUMMARY" "$WS/$J3"-*.log && break; sleep 0.2; done
-grep -q "DUE TO TIME LIMIT" "$WS/$J3"-*.log || fail "no time-limit line in the log"
-grep -q "Status: .*FAILED (exit 143)" "$WS/$J3"-*.log || fail "no summary for the timed-out job"
+for _ in $(seq 100); do grep -q "^=* JOB SUMMARY =*$" "$WS/$J3"-*.log && break; sleep 0.2; done
+grep -q "^slurmstepd.*: error: \*\*\* JOB .* DUE TO TIME LIMIT \*\*\*" "$WS/$J3"-*.log || fail "no time-limit line in the log"
+grep -q "^  Status: .*FAILED (exit 143)" "$WS/$J3"-*.log || fail "no summary for the timed-out job"
 
 # Slurm down → clear error, nothing left behind
 bash "$DOWN" "$T/slurm" >/dev/null 2>&1
