@@ -218,7 +218,11 @@ std::string Submit(const Plan& p, const std::vector<std::string>& submit_cmd, Su
   if (auto e = CreateArtifact(p, submit_cmd, PlanFiles(p)); !e.empty()) return e;
   r->artifact = p.artifact_dir;
   std::string err = p.backend == "local" ? SubmitLocal(p, r) : p.backend == "slurm" ? SubmitSlurm(p, r) : SubmitK8s(p, r);
-  if (!err.empty()) RemoveTree(p.artifact_dir);
+  if (!err.empty()) {
+    RemoveTree(p.artifact_dir);
+    std::error_code ec;
+    fs::remove(p.artifact_dir.parent_path(), ec);   // .artifacts/ too, when this left it empty
+  }
   return err;
 }
 

@@ -49,6 +49,10 @@ expect_error "job name is [0-9]* bytes, over the limit of 243" submit llama2-70b
 expect_error "workspace $T/missing does not exist" submit llama2-70b --workspace "$T/missing" --yes
 expect_error "no terminal to confirm on and no --yes; nothing was submitted" submit llama2-70b --workspace "$WS"
 expect_error "model spec 'a:b:c:d' has 3 colons" submit a:b:c:d --workspace "$WS" --yes
+# k8s with no cluster (kubectl missing, or present with nothing to talk to): the artifact was
+# already made when kubectl fails, and must be gone again, .artifacts/ included
+expect_error "kubectl \(not found on PATH\|apply failed\)" submit 405b --backend k8s --workspace "$WS" --yes
+[ -e "$WS/.artifacts" ] && fail "a failed k8s submit left $WS/.artifacts"
 P=$(free_ports 2)
 python3 -c 'import socket,sys,time
 ss=[]
