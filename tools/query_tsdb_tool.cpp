@@ -183,7 +183,10 @@ Json QueryTsdbStructured(const JobFiles& job, const Json& args, TsdbManager& man
   Json triage;
   if (!job.log.empty()) {
     Json targs = Json::object();
-    targs["now"] = args.contains("now") ? args["now"].get<std::string>() : FormatIso8601(static_cast<int64_t>(data.end));
+    // With no compacted block yet (a job that just started) there is no data end to judge
+    // at: the clock decides.
+    if (args.contains("now")) targs["now"] = args["now"].get<std::string>();
+    else if (!layout.blocks.empty()) targs["now"] = FormatIso8601(static_cast<int64_t>(data.end));
     try {
       triage = TriageLogStructured(job, targs);
     } catch (const std::invalid_argument&) {
@@ -226,6 +229,15 @@ Json QueryTsdbStructured(const JobFiles& job, const Json& args, TsdbManager& man
 
   auto run = [&](TsdbLease& lease) {
     PrometheusClient client(lease.url());
+    if (lease.source() == "live") {
+      // A running Prometheus also holds samples not yet compacted into blocks: its head.
+      Json head = client.TsdbStatus().value("headStats", Json::object());
+      double head_min = head.value("minTime", 0.0) / 1000.0, head_max = head.value("maxTime", 0.0) / 1000.0;
+      if (head_max > head_min && head_min > 0) {
+        data.start = layout.blocks.empty() ? head_min : std::min(data.start, head_min);
+        data.end = layout.blocks.empty() ? head_max : std::max(data.end, head_max);
+      }
+    }
     TsdbContext ctx(client, data, call);
     ModeResult r;
     if (mode == "discover") r = RunDiscover(ctx, triage);
