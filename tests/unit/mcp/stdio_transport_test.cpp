@@ -12,14 +12,14 @@ namespace mt::mcp {
 namespace {
 
 // Runs a stdio transport over pipes: feeds `input`, closes it, returns every output line.
-std::vector<Json> Session(Server& server, const std::string& input) {
+std::vector<Json> Session(Server& server, const std::string& input, size_t max_line_bytes = 1 << 20) {
   int in[2], out[2];
   EXPECT_EQ(pipe(in), 0);
   EXPECT_EQ(pipe(out), 0);
   StdioOptions opts;
   opts.in_fd = in[0];
   opts.out_fd = out[1];
-  opts.max_line_bytes = 1 << 20;
+  opts.max_line_bytes = max_line_bytes;
   int rc = -1;
   std::thread t([&] {
     rc = StdioTransport(server, opts).Run();
@@ -59,6 +59,7 @@ class StdioTest : public ::testing::Test {
     Tool t;
     t.name = "sleep_then_echo";
     t.description = "d";
+    t.input_schema = Json::parse(R"({"type":"object","properties":{"text":{"type":"string"}}})");
     t.handler = [](const Json& a, CallContext& ctx) {
       for (int i = 0; i < 100 && !ctx.cancelled(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
       return ToolResult::Text(ctx.cancelled() ? "cancelled" : a.value("text", ""));
@@ -95,9 +96,15 @@ TEST_F(StdioTest, GarbageAndHugeLinesGetParseErrorsAndServingContinues) {
   EXPECT_EQ(out[4]["id"], 9);
 }
 
-TEST_F(StdioTest, TenMegabyteLineWithinTheLimitIsServed) {
-  StdioOptions defaults;
-  ASSERT_GE(defaults.max_line_bytes, size_t(10) << 20);
+TEST_F(StdioTest, TenMegabyteLineWithinTheDefaultLimitIsServed) {
+  std::string pad(size_t(10) << 20, 'x');
+  std::string in = std::string(kInit) + "\n" +
+                   R"({"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"sleep_then_echo","arguments":{"text":")" +
+                   pad + "\"}}}\n";
+  auto out = Session(server, in, StdioOptions{}.max_line_bytes);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1]["id"], "big");
+  EXPECT_EQ(out[1]["result"]["content"][0]["text"].get<std::string>().size(), pad.size());
 }
 
 TEST_F(StdioTest, CancellationReachesARunningTool) {
