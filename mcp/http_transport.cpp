@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <deque>
 #include <iostream>
+#include <stdexcept>
 
 #include "mcp/base64.h"
 
@@ -175,6 +176,14 @@ HttpTransport::HttpTransport(Server& server, HttpOptions options)
     if (!CheckSecurity(q, s, &who)) return;
     s.set_content("{\"status\":\"ok\"}", "application/json");
   });
+  for (const auto& page : options_.pages) {
+    auto handler = [this, h = page.handler](const httplib::Request& q, httplib::Response& s) {
+      if (CheckHostAndOrigin(q, s)) h(q, s);
+    };
+    if (page.method == "GET") http_->Get(page.pattern, handler);
+    else if (page.method == "POST") http_->Post(page.pattern, handler);
+    else throw std::invalid_argument("PageRoute method must be GET or POST, got " + page.method);
+  }
   http_->set_error_handler([](const httplib::Request&, httplib::Response& s) {
     if (!s.body.empty()) return;
     const char* msg = s.status == 413 ? "request body too large" : s.status == 404 ? "not found" : "error";
@@ -223,6 +232,25 @@ void HttpTransport::Stop() {
 }
 
 bool HttpTransport::CheckSecurity(const httplib::Request& req, httplib::Response& res, Principal* who) {
+  if (!CheckHostAndOrigin(req, res)) return false;
+  if (options_.authenticate) {
+    std::string auth = req.get_header_value("Authorization");
+    std::optional<Principal> p;
+    if (auth.size() > 7 && Lower(auth.substr(0, 7)) == "bearer ") p = options_.authenticate(auth.substr(7));
+    if (!p) {
+      res.set_header("WWW-Authenticate", "Bearer realm=\"mt\"");
+      SendJson(res, 401, {{"error", auth.empty() ? "unauthorized: a bearer token is required"
+                                                 : "unauthorized: the bearer token is not valid"}});
+      return false;
+    }
+    *who = *p;
+  } else {
+    *who = Principal{"http", "agent", false};
+  }
+  return true;
+}
+
+bool HttpTransport::CheckHostAndOrigin(const httplib::Request& req, httplib::Response& res) {
   // DNS rebinding: a page on another site must not reach a loopback server.
   std::string host = HostPart(req.get_header_value("Host"));
   bool host_ok = host.empty() ? false : IsLoopbackName(host);
@@ -242,20 +270,6 @@ bool HttpTransport::CheckSecurity(const httplib::Request& req, httplib::Response
       SendJson(res, 403, {{"error", "forbidden: Origin '" + req.get_header_value("Origin") + "' is not allowed"}});
       return false;
     }
-  }
-  if (options_.authenticate) {
-    std::string auth = req.get_header_value("Authorization");
-    std::optional<Principal> p;
-    if (auth.size() > 7 && Lower(auth.substr(0, 7)) == "bearer ") p = options_.authenticate(auth.substr(7));
-    if (!p) {
-      res.set_header("WWW-Authenticate", "Bearer realm=\"mt\"");
-      SendJson(res, 401, {{"error", auth.empty() ? "unauthorized: a bearer token is required"
-                                                 : "unauthorized: the bearer token is not valid"}});
-      return false;
-    }
-    *who = *p;
-  } else {
-    *who = Principal{"http", "agent", false};
   }
   return true;
 }

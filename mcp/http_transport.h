@@ -29,6 +29,15 @@ class Response;
 
 namespace mt::mcp {
 
+// A page served beside the MCP endpoint (reports, the approval page). The transport applies
+// its Host/Origin checks before the handler runs; the handler does its own authentication
+// (browsers send cookies, not bearer tokens). `pattern` is a cpp-httplib path pattern.
+struct PageRoute {
+  std::string method;   // GET | POST
+  std::string pattern;  // e.g. "/reports/(.+)"
+  std::function<void(const httplib::Request&, httplib::Response&)> handler;
+};
+
 struct HttpOptions {
   std::string host = "127.0.0.1";
   int port = 8765;                                  // 0 = any free port
@@ -41,6 +50,7 @@ struct HttpOptions {
   std::chrono::seconds session_idle_timeout{3600};
   // Bearer-token check; unset = no authentication (only sensible on loopback).
   std::function<std::optional<Principal>(const std::string& token)> authenticate;
+  std::vector<PageRoute> pages;                     // extra routes (see PageRoute)
 };
 
 class HttpTransport {
@@ -63,6 +73,7 @@ class HttpTransport {
   void HandleGet(const httplib::Request& req, httplib::Response& res);
   void HandleDelete(const httplib::Request& req, httplib::Response& res);
   bool CheckSecurity(const httplib::Request& req, httplib::Response& res, Principal* who);
+  bool CheckHostAndOrigin(const httplib::Request& req, httplib::Response& res);
   std::shared_ptr<LegacySession> FindSession(const std::string& id);
   std::shared_ptr<LegacySession> NewSession(std::string* error);
   void ReapIdleSessions();
