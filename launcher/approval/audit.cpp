@@ -1,0 +1,47 @@
+#include "launcher/approval/audit.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+
+namespace mt::launch::approval {
+
+std::string IsoUtc(int64_t t) {
+  std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+int64_t UnixNow() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string AuditLog::Append(nlohmann::json event) const {
+  if (!event.contains("time")) event["time"] = IsoUtc(UnixNow());
+  const std::string line = event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  std::error_code ec;
+  if (file_.has_parent_path()) std::filesystem::create_directories(file_.parent_path(), ec);
+  const int fd = ::open(file_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return "cannot open audit log " + file_.string() + ": " + std::strerror(errno);
+  std::string err;
+  if (::flock(fd, LOCK_EX) != 0) err = std::string("cannot lock audit log: ") + std::strerror(errno);
+  for (size_t done = 0; err.empty() && done < line.size();) {
+    const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) err = "cannot write audit log " + file_.string() + ": " + std::strerror(errno);
+    else done += static_cast<size_t>(n);
+  }
+  if (err.empty() && ::fsync(fd) != 0) err = "cannot fsync audit log " + file_.string() + ": " + std::strerror(errno);
+  ::close(fd);   // releases the lock
+  return err;
+}
+
+}  // namespace mt::launch::approval
