@@ -3,6 +3,7 @@
 #include "tools/list_jobs_tool.h"
 #include "tools/query_tsdb_tool.h"
 #include "tools/read_log_tool.h"
+#include "tools/skills.h"
 #include "tools/triage_log_tool.h"
 
 namespace mt::tools {
@@ -13,6 +14,7 @@ void RegisterProductTools(mcp::Registry& registry, const ProductOptions& options
   RegisterTriageLog(registry, options);
   RegisterReadLog(registry, options);
   RegisterQueryTsdb(registry, options);
+  RegisterSkills(registry, BuiltinSkills(), options.workspace);
 }
 
 }  // namespace mt::tools
