@@ -56,6 +56,20 @@ Config LoadConfigFile(const std::filesystem::path& path) {
         c.tokens.push_back(std::move(e));
       }
     }
+    if (auto a = root["approvals"]) {
+      if (!a.IsMap()) throw std::runtime_error("approvals must be a mapping");
+      if (auto r = a["stdio_role"]) c.stdio_role = r.as<std::string>();
+      if (c.stdio_role != "agent" && c.stdio_role != "approver" && c.stdio_role != "ci")
+        throw std::runtime_error("approvals.stdio_role must be agent, approver or ci");
+      if (auto d = a["dir"]) c.approvals_dir = d.as<std::string>();
+      if (auto l = a["audit_log"]) c.audit_log = l.as<std::string>();
+      if (auto t = a["ttl_minutes"]) c.approval_ttl_minutes = t.as<int>();
+      if (c.approval_ttl_minutes < 1 || c.approval_ttl_minutes > 24 * 60)
+        throw std::runtime_error("approvals.ttl_minutes must be 1..1440");
+      if (auto k = a["state_key_file"]) c.state_key_file = k.as<std::string>();
+      if (auto b = a["in_band"]) c.approval_in_band = b.as<bool>();
+    }
+    c.policy = launch::approval::PolicyFromYaml(root["policy"]);
   } catch (const YAML::Exception& e) {
     throw std::runtime_error(path.string() + ": " + e.what());
   } catch (const std::runtime_error& e) {
@@ -66,6 +80,12 @@ Config LoadConfigFile(const std::filesystem::path& path) {
     auto base = std::filesystem::absolute(path).parent_path();
     if (base.filename() == "configs") base = base.parent_path();
     c.workspace = base / c.workspace;
+  }
+  for (auto* p : {&c.approvals_dir, &c.audit_log, &c.state_key_file}) {
+    if (p->empty() || p->is_absolute()) continue;
+    auto base = std::filesystem::absolute(path).parent_path();
+    if (base.filename() == "configs") base = base.parent_path();
+    *p = base / *p;
   }
   return c;
 }

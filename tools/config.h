@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "launcher/approval/policy.h"
+
 namespace mt::tools {
 
 // An HTTP bearer token, stored only as the hex SHA-256 of the secret.
@@ -22,6 +24,18 @@ struct Config {
   std::vector<std::string> allowed_hosts;      // besides loopback host names
   std::size_t max_body_bytes = 4 * 1024 * 1024;
   std::filesystem::path source;                // the file it came from, if any
+
+  // The approval gate (docs/approvals.md). Empty paths default under the workspace:
+  // <workspace>/.mt/approvals/ and <workspace>/.mt/audit.jsonl.
+  std::string stdio_role = "agent";            // the role of a stdio client: agent | approver | ci
+  std::filesystem::path approvals_dir, audit_log;
+  int approval_ttl_minutes = 15;
+  bool approval_in_band = true;                // clients may show the plan to their user (elicitation)
+  std::filesystem::path state_key_file;        // requestState HMAC key (32+ bytes); empty = random per process
+  launch::approval::Policy policy;
+
+  std::filesystem::path ApprovalsDir() const { return approvals_dir.empty() ? workspace / ".mt" / "approvals" : approvals_dir; }
+  std::filesystem::path AuditLogPath() const { return audit_log.empty() ? workspace / ".mt" / "audit.jsonl" : audit_log; }
 };
 
 // Loads `path` (a YAML file). Throws std::runtime_error naming the file and the problem.

@@ -1,9 +1,11 @@
 #include "tools/product_tools.h"
 
 #include "tools/list_jobs_tool.h"
+#include "tools/cancel_job_tool.h"
 #include "tools/query_tsdb_tool.h"
 #include "tools/read_log_tool.h"
 #include "tools/skills.h"
+#include "tools/submit_job_tool.h"
 #include "tools/triage_log_tool.h"
 
 namespace mt::tools {
@@ -14,6 +16,8 @@ void RegisterProductTools(mcp::Registry& registry, const ProductOptions& options
   RegisterTriageLog(registry, options);
   RegisterReadLog(registry, options);
   RegisterQueryTsdb(registry, options);
+  RegisterSubmitJob(registry, options);
+  RegisterCancelJob(registry, options);
   RegisterSkills(registry, BuiltinSkills(), options.workspace);
 }
 

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <iostream>
 #include <memory>
 #include <thread>
@@ -14,6 +16,7 @@
 #include "mcp/server.h"
 #include "mcp/signals.h"
 #include "mcp/stdio_transport.h"
+#include "tools/approval_page.h"
 #include "tools/cli/command.h"
 #include "tools/cli/flags.h"
 #include "tools/config.h"
@@ -60,13 +63,35 @@ int RunServe(const std::vector<std::string>& args) {
               << "\nusage: mt serve [--stdio] [--http ADDR] [--workspace DIR] [--config FILE]\n";
     return kExitUsage;
   }
-  Config config = ResolveConfig(flags.value("config"), flags.value("workspace"));
+  Config config;
+  try {
+    config = ResolveConfig(flags.value("config"), flags.value("workspace"));
+  } catch (const std::exception& e) {
+    std::cerr << "mt serve: " << e.what() << "\n";
+    return kExitFailed;
+  }
   std::string http_addr = flags.value("http").value_or("");
   bool use_stdio = flags.has("stdio") || http_addr.empty();
 
   auto registry = std::make_shared<mcp::Registry>();
-  RegisterProductTools(*registry, ProductOptions{config.workspace});
-  mcp::Server server(mcp::ServerInfo{"mt", "mt — training-job diagnostics", "0.1.0", kInstructions}, registry);
+  ProductOptions product{config.workspace};
+  product.approvals = ApprovalEnvFrom(config);
+  product.in_band_approval = config.approval_in_band;
+  RegisterProductTools(*registry, product);
+  mcp::ServerOptions server_opts;
+  if (!config.state_key_file.empty()) {
+    // A shared key lets a 2026-07-28 requestState survive a restart (and several servers).
+    std::ifstream key_in(config.state_key_file, std::ios::binary);
+    std::stringstream key;
+    key << key_in.rdbuf();
+    if (!key_in || key.str().size() < 32) {
+      std::cerr << "mt serve: approvals.state_key_file " << config.state_key_file.string()
+                << " must be readable and hold at least 32 bytes\n";
+      return kExitFailed;
+    }
+    server_opts.request_state_key = key.str();
+  }
+  mcp::Server server(mcp::ServerInfo{"mt", "mt — training-job diagnostics", "0.1.0", kInstructions}, registry, server_opts);
 
   std::unique_ptr<mcp::HttpTransport> http;
   if (!http_addr.empty()) {
@@ -95,6 +120,7 @@ int RunServe(const std::vector<std::string>& args) {
         return std::nullopt;
       };
     }
+    for (auto& page : ApprovalPages(product.approvals, opts.authenticate)) opts.pages.push_back(std::move(page));
     http = std::make_unique<mcp::HttpTransport>(server, opts);
   }
 
@@ -123,7 +149,9 @@ int RunServe(const std::vector<std::string>& args) {
     http_thread = std::thread([&http] { http->Serve(); });
   }
   mcp::StdioOptions stdio_opts;
-  if (const char* role = std::getenv("MT_ROLE")) stdio_opts.principal.role = role;
+  // The stdio client's role is the operator's decision, written in the config file, never
+  // the environment an agent might spawn `mt serve` with.
+  stdio_opts.principal.role = config.stdio_role;
   int rc = mcp::StdioTransport(server, stdio_opts).Run();
   if (http) {
     http->Stop();

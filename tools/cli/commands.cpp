@@ -11,6 +11,9 @@ int RunSubmit(const std::vector<std::string>& args);
 int RunStatus(const std::vector<std::string>& args);
 int RunCancel(const std::vector<std::string>& args);
 int RunQuery(const std::vector<std::string>& args);
+int RunApprove(const std::vector<std::string>& args);
+int RunDeny(const std::vector<std::string>& args);
+int RunApprovals(const std::vector<std::string>& args);
 
 const std::vector<Command>& Commands() {
   static const std::vector<Command> commands = {
@@ -25,6 +28,9 @@ const std::vector<Command>& Commands() {
       {"submit", "mt submit MODEL[[:alias]:tag] [--backend local|slurm|k8s] [--observe] [-N n] [sched args] [--dry-run] [--json] [--yes] [-- passthrough]", "plan a job, confirm it and submit it (launcher)", RunSubmit},
       {"status", "mt status JOB [--workspace DIR] [--json]", "the scheduler's state of a job mt submitted", RunStatus},
       {"cancel", "mt cancel JOB [--workspace DIR] [--json]", "cancel a job mt submitted", RunCancel},
+      {"approve", "mt approve PLAN_ID [--yes] [--json] [--workspace DIR] [--config FILE]", "show a pending plan, confirm, approve and run it (approval gate)", RunApprove},
+      {"deny", "mt deny PLAN_ID [--reason TEXT] [--yes] [--json] [--workspace DIR] [--config FILE]", "deny a pending plan (approval gate)", RunDeny},
+      {"approvals", "mt approvals [--all] [--json] [--workspace DIR] [--config FILE]", "list plans waiting for approval (--all: every plan)", RunApprovals},
   };
   return commands;
 }
