@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Integration test: submit_job behind the approval gate, end to end, on a real single-node
+# Slurm (tests/slurm/slurm-up.sh, torn down by PID on every exit path), driven by the real
+# TypeScript SDK clients over stdio:
+#   1. SDK v1 (legacy era) answers the server's elicitation/create with approve → the job runs;
+#   2. the v2 client pinned to 2026-07-28 answers input_required → the job runs;
+#   3. a client without elicitation gets pending_approval; `mt approve ID --yes` (a human on
+#      the host) follows → the job runs; a plan_id lookup then reports it submitted;
+#   4. a client that declines gets pending_approval; `mt deny` ends it;
+# plus the CLI-side attacks: replayed / forged / denied plan ids, an agent role that cannot
+# be raised through the environment, and every refusal found in the audit log.
+# Usage: approval_slurm_test.sh MT SLURM_UP SLURM_DOWN NODE_DIR
+set -uo pipefail
+MT=${1:?mt}; UP=${2:?slurm-up.sh}; DOWN=${3:?slurm-down.sh}; NODE_DIR=${4:?tests/node}
+command -v slurmctld >/dev/null && command -v sbatch >/dev/null || { echo "SKIP: slurm not installed (scripts/packages.txt)"; exit 77; }
+command -v node >/dev/null || { echo "SKIP: node not installed"; exit 77; }
+T=$(mktemp -d /tmp/mt-approval-slurm.XXXXXX)
+chmod 755 "$T"
+cleanup() { local rc=$?; bash "$DOWN" "$T/slurm" >/dev/null 2>&1; [ $rc = 0 ] && rm -rf "$T" || echo "kept $T"; exit $rc; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+read -r CTL D < <(python3 -c 'import socket
+s=[socket.socket() for _ in range(2)]
+[x.bind(("127.0.0.1",0)) for x in s]
+print(" ".join(str(x.getsockname()[1]) for x in s))')
+eval "$(SLURM_TEST_AUTH=none SLURM_CTL_PORT=$CTL SLURM_D_PORT=$D SLURM_SCHED=sched/builtin SLURM_OVERSUBSCRIBE=FORCE:8 bash "$UP" "$T/slurm")" || fail "slurm did not come up"
+export SLURM_CONF MT_SLURM_PACK_TASKS=1 MT_PROLOG_CHECK_S=1
+WS=$T/ws; mkdir -p "$WS"
+CFG=$T/mt.yaml
+cat > "$CFG" <<YAML
+workspace: $WS
+approvals:
+  stdio_role: agent
+YAML
+cd "$T"
+AUDIT=$WS/.mt/audit.jsonl
+
+field() { python3 -c 'import json,sys; d=json.loads(sys.stdin.readline()); v=d.get(sys.argv[1]); print("" if v is None else v)' "$1"; }
+state() { "$MT" status "$1" --workspace "$WS" --json | field state; }
+wait_state() {  # JOB STATE... (up to 90 s)
+  local job=$1; shift; local s
+  for _ in $(seq 360); do
+    s=$(state "$job"); for want in "$@"; do [ "$s" = "$want" ] && return 0; done; sleep 0.25
+  done
+  fail "job $job is $s, expected $*"
+}
+client() {  # MODE ARGS_JSON → one JSON line
+  MT_ROLE=approver node "$NODE_DIR/approval_clients.mjs" --stdio "$MT serve --config $CFG" --mode "$1" --args "$2"
+}
+ARGS() { echo "{\"model\":\"llama2-70b\",\"backend\":\"slurm\",\"nodes\":1,\"passthrough\":[\"steps=3\",\"_env_SIM_STEP_SECONDS=0.1\",\"_env_SIM_STARTUP_SECONDS=0.2\",\"tag=$1\"]}"; }
+
+# 1. legacy era: a real elicitation/create during the call, answered "approve"
+R1=$(client v1-accept "$(ARGS legacy)") || fail "v1 client: $R1"
+echo "v1: $R1"
+[ "$(echo "$R1" | field status)" = submitted ] && [ "$(echo "$R1" | field asked)" = 1 ] && [ "$(echo "$R1" | field via)" = elicitation ] || fail "v1: $R1"
+J1=$(echo "$R1" | field job_id)
+
+# 2. 2026-07-28: input_required + signed requestState, answered by the client's handler
+R2=$(client modern-accept "$(ARGS modern)") || fail "v2 modern client: $R2"
+echo "v2 modern: $R2"
+[ "$(echo "$R2" | field status)" = submitted ] && [ "$(echo "$R2" | field via)" = input_required ] && [ "$(echo "$R2" | field era)" = modern ] || fail "v2: $R2"
+J2=$(echo "$R2" | field job_id)
+
+# 3. no elicitation: pending_approval, then a human approves on the host
+R3=$(client no-elicit "$(ARGS oob)") || fail "no-elicit client: $R3"
+echo "no elicitation: $R3"
+[ "$(echo "$R3" | field status)" = pending_approval ] && [ "$(echo "$R3" | field asked)" = 0 ] || fail "no-elicit: $R3"
+P3=$(echo "$R3" | field plan_id)
+"$MT" approvals --workspace "$WS" | grep -q "^$P3  pending  submit" || fail "mt approvals does not list $P3"
+# No terminal and no --yes: nothing is decided.
+"$MT" approve "$P3" --workspace "$WS" </dev/null 2>err.txt && fail "approve without terminal or --yes succeeded"
+grep -q "no terminal to confirm on" err.txt || fail "approve without terminal: $(cat err.txt)"
+A3=$("$MT" approve "$P3" --workspace "$WS" --yes --json) || fail "mt approve $P3"
+[ "$(echo "$A3" | field status)" = submitted ] || fail "mt approve: $A3"
+J3=$(echo "$A3" | field job_id)
+# Replay of the used approval, forged ids: refused (exit 1), nothing submitted twice.
+"$MT" approve "$P3" --workspace "$WS" --yes 2>/dev/null && fail "a used approval was accepted twice"
+"$MT" approve "../../etc/passwd" --workspace "$WS" --yes 2>/dev/null && fail "forged plan id accepted"
+"$MT" approve 0123456789abcdef0123456789abcdef --workspace "$WS" --yes 2>/dev/null && fail "unknown plan id accepted"
+L3=$(client no-elicit "{\"plan_id\":\"$P3\"}") || fail "plan_id lookup: $L3"
+[ "$(echo "$L3" | field status)" = submitted ] && [ "$(echo "$L3" | field job_id)" = "$J3" ] || fail "plan_id lookup: $L3"
+
+# 4. decline = "declined or unavailable": pending, then a human denies
+R4=$(client v1-decline "$(ARGS declined)") || fail "declining client: $R4"
+[ "$(echo "$R4" | field status)" = pending_approval ] && [ "$(echo "$R4" | field asked)" = 1 ] || fail "decline: $R4"
+P4=$(echo "$R4" | field plan_id)
+"$MT" deny "$P4" --workspace "$WS" --yes --reason "not today" >/dev/null || fail "mt deny"
+"$MT" approve "$P4" --workspace "$WS" --yes 2>/dev/null && fail "a denied plan was approved"
+L4=$(client no-elicit "{\"plan_id\":\"$P4\"}")
+[ "$(echo "$L4" | field status)" = denied ] || fail "denied lookup: $L4"
+
+# The three approved jobs run to completion on Slurm (MT_ROLE=approver in the client's
+# environment changed nothing: the stdio role comes from mt.yaml).
+for j in "$J1" "$J2" "$J3"; do [[ "$j" =~ ^[0-9]+$ ]] || fail "not a Slurm job id: '$j'"; done
+for j in "$J1" "$J2" "$J3"; do wait_state "$j" COMPLETED; done
+for j in "$J1" "$J2" "$J3"; do
+  L=$(ls "$WS/$j"-JAX-llama2-70b-*.log) || fail "no log for $j"
+  grep -q "^0: completed step: 2," "$L" || fail "job $j did not train: $L"
+done
+[ "$(ls -d "$WS"/[0-9]*-JAX-*/ | wc -l)" = 3 ] || fail "expected exactly 3 job dirs: $(ls "$WS")"
+
+# The audit log: every decision and refusal, one JSON object per line.
+python3 - "$AUDIT" "$P3" "$P4" <<'PY' || fail "audit log"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+ev = lambda e, **kw: [l for l in lines if l["event"] == e and all(l.get(k) == v for k, v in kw.items())]
+assert len(ev("submitted")) == 3, [l["event"] for l in lines]
+assert len(ev("approved", plan_id=sys.argv[2], via="terminal")) == 1
+assert len(ev("approved", via="elicitation")) == 1 and len(ev("approved", via="input_required")) == 1
+assert len(ev("denied", plan_id=sys.argv[3])) == 1
+refused = ev("refused")
+assert any("not pending" in l["reason"] and l["plan_id"] == sys.argv[2] for l in refused), refused
+assert any("not a plan id" in l["reason"] for l in refused), refused
+assert any("no such plan" in l["reason"] for l in refused), refused
+assert all(l["role"] == "agent" for l in ev("requested")), ev("requested")
+assert all("time" in l for l in lines)
+PY
+echo "ok: legacy elicitation, input_required and mt approve each ran a Slurm job; refusals audited"
