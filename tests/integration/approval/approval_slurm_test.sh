@@ -7,6 +7,8 @@
 #   3. a client without elicitation gets pending_approval; `mt approve ID --yes` (a human on
 #      the host) follows → the job runs; a plan_id lookup then reports it submitted;
 #   4. a client that declines gets pending_approval; `mt deny` ends it;
+#   5. the ci role runs what its policy allows and is denied beyond it;
+#   6. cancel_job, approved in-band, cancels a running Slurm job;
 # plus the CLI-side attacks: replayed / forged / denied plan ids, an agent role that cannot
 # be raised through the environment, and every refusal found in the audit log.
 # Usage: approval_slurm_test.sh MT SLURM_UP SLURM_DOWN NODE_DIR
@@ -89,30 +91,61 @@ P4=$(echo "$R4" | field plan_id)
 L4=$(client no-elicit "{\"plan_id\":\"$P4\"}")
 [ "$(echo "$L4" | field status)" = denied ] || fail "denied lookup: $L4"
 
-# The three approved jobs run to completion on Slurm (MT_ROLE=approver in the client's
+# 5. the CI role (from its own config file) under a policy: within it → runs; beyond → denied
+CICFG=$T/ci.yaml
+cat > "$CICFG" <<YAML
+workspace: $WS
+approvals: {stdio_role: ci}
+policy:
+  ci: {backends: [slurm], max_nodes: 2, max_steps: 5, partitions: [debug], settings: {dataset_type: [synthetic]}}
+YAML
+ci() { node "$NODE_DIR/approval_clients.mjs" --stdio "$MT serve --config $CICFG" --mode no-elicit --args "$1"; }
+R5=$(ci '{"model":"llama2-70b","nodes":2,"partition":"debug","passthrough":["steps=3","dataset_type=synthetic","_env_SIM_STEP_SECONDS=0.1"]}') || fail "ci: $R5"
+[ "$(echo "$R5" | field status)" = submitted ] && [ "$(echo "$R5" | field approver)" = policy.ci ] || fail "ci within policy: $R5"
+J5=$(echo "$R5" | field job_id)
+R5b=$(ci '{"model":"llama2-70b","nodes":3,"partition":"batch","nodelist":"localhost","passthrough":["steps=500"]}') || fail "ci: $R5b"
+[ "$(echo "$R5b" | field status)" = denied ] || fail "ci beyond policy: $R5b"
+for why in "3 nodes exceeds max_nodes 2" "steps=500 exceeds max_steps 5" "partition batch is not one of" "--nodelist is not allowed" "dataset_type is unset"; do
+  echo "$R5b" | grep -q -- "$why" || fail "ci refusal lacks '$why': $R5b"
+done
+
+# 6. cancel_job through the same gate: a long job, approved in-band, then cancelled in-band
+R6=$(client v1-accept '{"model":"llama2-70b","passthrough":["steps=100000","_env_SIM_STEP_SECONDS=0.5","tag=long"]}') || fail "long job: $R6"
+J6=$(echo "$R6" | field job_id)
+wait_state "$J6" RUNNING
+C6=$(node "$NODE_DIR/approval_clients.mjs" --stdio "$MT serve --config $CFG" --mode v1-accept --tool cancel_job --args "{\"job\":\"$J6\"}") || fail "cancel: $C6"
+echo "cancel: $C6"
+[ "$(echo "$C6" | field status)" = submitted ] && echo "$C6" | grep -q "\"kind\":\"cancel\"" || fail "cancel: $C6"
+wait_state "$J6" CANCELLED
+X=$(node "$NODE_DIR/approval_clients.mjs" --stdio "$MT serve --config $CFG" --mode v1-accept --tool cancel_job --args '{"job":"999999"}')
+echo "$X" | grep -q '"isError":true' || fail "cancel of a job not in the workspace: $X"
+
+# The approved jobs run to completion on Slurm (MT_ROLE=approver in the client's
 # environment changed nothing: the stdio role comes from mt.yaml).
-for j in "$J1" "$J2" "$J3"; do [[ "$j" =~ ^[0-9]+$ ]] || fail "not a Slurm job id: '$j'"; done
-for j in "$J1" "$J2" "$J3"; do wait_state "$j" COMPLETED; done
-for j in "$J1" "$J2" "$J3"; do
+for j in "$J1" "$J2" "$J3" "$J5"; do [[ "$j" =~ ^[0-9]+$ ]] || fail "not a Slurm job id: '$j'"; done
+for j in "$J1" "$J2" "$J3" "$J5"; do wait_state "$j" COMPLETED; done
+for j in "$J1" "$J2" "$J3" "$J5"; do
   L=$(ls "$WS/$j"-JAX-llama2-70b-*.log) || fail "no log for $j"
   grep -q "^0: completed step: 2," "$L" || fail "job $j did not train: $L"
 done
-[ "$(ls -d "$WS"/[0-9]*-JAX-*/ | wc -l)" = 3 ] || fail "expected exactly 3 job dirs: $(ls "$WS")"
+[ "$(ls -d "$WS"/[0-9]*-JAX-*/ | wc -l)" = 5 ] || fail "expected exactly 5 job dirs: $(ls "$WS")"
 
 # The audit log: every decision and refusal, one JSON object per line.
 python3 - "$AUDIT" "$P3" "$P4" <<'PY' || fail "audit log"
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 ev = lambda e, **kw: [l for l in lines if l["event"] == e and all(l.get(k) == v for k, v in kw.items())]
-assert len(ev("submitted")) == 3, [l["event"] for l in lines]
+assert len(ev("submitted")) == 5, [l["event"] for l in lines]
+assert len(ev("cancelled")) == 1 and len(ev("approved", via="policy", actor="policy.ci")) == 1
+assert len(ev("denied", actor="policy.ci")) == 1
 assert len(ev("approved", plan_id=sys.argv[2], via="terminal")) == 1
-assert len(ev("approved", via="elicitation")) == 1 and len(ev("approved", via="input_required")) == 1
+assert len(ev("approved", via="elicitation")) == 3 and len(ev("approved", via="input_required")) == 1
 assert len(ev("denied", plan_id=sys.argv[3])) == 1
 refused = ev("refused")
 assert any("not pending" in l["reason"] and l["plan_id"] == sys.argv[2] for l in refused), refused
 assert any("not a plan id" in l["reason"] for l in refused), refused
 assert any("no such plan" in l["reason"] for l in refused), refused
-assert all(l["role"] == "agent" for l in ev("requested")), ev("requested")
+assert sorted(set(l["role"] for l in ev("requested"))) == ["agent", "ci"], ev("requested")
 assert all("time" in l for l in lines)
 PY
-echo "ok: legacy elicitation, input_required and mt approve each ran a Slurm job; refusals audited"
+echo "ok: legacy elicitation, input_required, mt approve and the CI policy each ran a Slurm job; cancel_job cancelled one; refusals audited"
