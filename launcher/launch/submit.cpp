@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -119,9 +120,14 @@ static std::string SubmitLocal(const Plan& p, SubmitResult* r) {
   std::vector<char*> argv;
   for (const auto& a : p.submit_argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  // Double fork: the job's process is reparented to init, so a long-lived submitter (mt
+  // serve, mt sweep) leaves no zombie behind, and a zombie never reads as a live process
+  // group to JobStatus. The middle process leads the job's new session and process group
+  // (pgid == its pid, which cancel signals) and exits at once.
   const pid_t pid = fork();
   if (pid == 0) {
     setsid();   // its own session and process group: cancel signals the whole group
+    if (fork() != 0) _exit(0);
     dup2(fd, 1);
     dup2(fd, 2);
     const int devnull = open("/dev/null", O_RDONLY);
@@ -136,6 +142,11 @@ static std::string SubmitLocal(const Plan& p, SubmitResult* r) {
   }
   close(fd);
   close(fail[1]);
+  if (pid > 0) {
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+  }
   int child_errno = 0;
   const bool exec_failed = pid < 0 || read(fail[0], &child_errno, sizeof child_errno) == sizeof child_errno;
   close(fail[0]);
