@@ -1,6 +1,8 @@
 #include "tools/product_tools.h"
 
+#include "tools/compare_jobs_tool.h"
 #include "tools/list_jobs_tool.h"
+#include "tools/perf_analysis_tool.h"
 #include "tools/cancel_job_tool.h"
 #include "tools/query_tsdb_tool.h"
 #include "tools/read_log_tool.h"
@@ -16,6 +18,8 @@ void RegisterProductTools(mcp::Registry& registry, const ProductOptions& options
   RegisterTriageLog(registry, options);
   RegisterReadLog(registry, options);
   RegisterQueryTsdb(registry, options);
+  RegisterPerfAnalysis(registry, options);
+  RegisterCompareJobs(registry, options);
   RegisterSubmitJob(registry, options);
   RegisterCancelJob(registry, options);
   RegisterSkills(registry, BuiltinSkills(), options.workspace);

@@ -21,6 +21,7 @@
 #include "tools/cli/flags.h"
 #include "tools/config.h"
 #include "tools/product_tools.h"
+#include "tools/report_routes.h"
 #include "tools/tsdb_manager.h"
 
 namespace mt::tools::cli {
@@ -120,6 +121,7 @@ int RunServe(const std::vector<std::string>& args) {
         return std::nullopt;
       };
     }
+    for (auto& route : ReportPageRoutes(config.workspace, opts.authenticate)) opts.pages.push_back(std::move(route));
     for (auto& page : ApprovalPages(product.approvals, opts.authenticate)) opts.pages.push_back(std::move(page));
     http = std::make_unique<mcp::HttpTransport>(server, opts);
   }

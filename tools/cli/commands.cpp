@@ -11,6 +11,8 @@ int RunSubmit(const std::vector<std::string>& args);
 int RunStatus(const std::vector<std::string>& args);
 int RunCancel(const std::vector<std::string>& args);
 int RunQuery(const std::vector<std::string>& args);
+int RunPerf(const std::vector<std::string>& args);
+int RunCompare(const std::vector<std::string>& args);
 int RunApprove(const std::vector<std::string>& args);
 int RunDeny(const std::vector<std::string>& args);
 int RunApprovals(const std::vector<std::string>& args);
@@ -23,6 +25,8 @@ const std::vector<Command>& Commands() {
       {"triage", "mt triage JOB|LOG [--workspace DIR] [--now ISO-8601] [--detail full] [--json]", "why a job stopped, or whether it is healthy (triage_log)", RunTriage},
       {"log", "mt log JOB [--lines A:B] [--rank R] [--grep RE] [--context N] [--json]", "a bounded window of a job log (read_log)", RunLog},
       {"query", "mt query JOB [--workspace DIR] (--discover | --promql Q [--start T --end T --step S] | --playbook NAME|auto | --correlate TIME|STEP) [--json]", "evidence from the job's Prometheus TSDB (query_tsdb)", RunQuery},
+      {"perf", "mt perf JOB [--workspace DIR] [--warmup-steps N] [--gpu NAME] [--dtype bf16|fp8] [--no-report] [--json]", "steady-state TGS, MFU, step time, phases and an HTML report (perf_analysis)", RunPerf},
+      {"compare", "mt compare A B [C...] [--workspace DIR] [--warmup-steps N] [--no-tsdb] [--json]", "why is B slower than A: config, steady TGS, TSDB contention, log events (compare_jobs)", RunCompare},
       {"demo", "mt demo init DIR | mt demo [--workspace DIR]",
        "the case-study workspace; the end-to-end demo over a real MCP session", RunDemo},
       {"submit", "mt submit MODEL[[:alias]:tag] [--backend local|slurm|k8s] [--observe] [-N n] [sched args] [--dry-run] [--json] [--yes] [-- passthrough]", "plan a job, confirm it and submit it (launcher)", RunSubmit},
