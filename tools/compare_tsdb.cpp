@@ -90,11 +90,17 @@ MetricComparison CompareHostValues(const std::string& metric, bool counter, cons
   std::map<std::string, double> value_of;
   std::set<char> sides;
   double concentrated = 0;
-  auto scan = [&](const HostValues& self, double med_self, double n_self, double med_other, double n_other, char side) {
+  auto scan = [&](const HostValues& self, double med_self, double n_self, const std::vector<double>& other, double med_other,
+                  double n_other, char side) {
+    double lo = *std::min_element(other.begin(), other.end()), hi = *std::max_element(other.begin(), other.end());
     for (const auto& [h, x] : self.values) {
       double vs_other = std::fabs(x - med_other), vs_self = std::fabs(x - med_self);
       double min_abs = std::max(0.1 * std::max(std::fabs(med_other), std::fabs(med_self)), counter ? 1.0 : 1e-9);
-      if (vs_other > kHostOutlier * n_other && vs_self > kHostOutlier * n_self && vs_other >= min_abs) {
+        // Beyond every host of the other job, not just its median: heterogeneity both jobs
+      // share (one warm host in each) is not a difference between them.
+      double margin = 0.1 * vs_other;
+      bool beyond = x > hi + margin || x < lo - margin;
+      if (beyond && vs_other > kHostOutlier * n_other && vs_self > kHostOutlier * n_self && vs_other >= min_abs) {
         double z = vs_other / n_other;
         out.emplace_back(h, z);
         value_of[h] = x;
@@ -103,8 +109,8 @@ MetricComparison CompareHostValues(const std::string& metric, bool counter, cons
       }
     }
   };
-  scan(ha, med_a, na, med_b, nb, 'a');
-  scan(hb, med_b, nb, med_a, na, 'b');
+  scan(ha, med_a, na, vb, med_b, nb, 'a');
+  scan(hb, med_b, nb, va, med_a, na, 'b');
   std::sort(out.begin(), out.end(), [&](const auto& x, const auto& y) {
     return value_of[x.first] != value_of[y.first] ? std::fabs(value_of[x.first]) > std::fabs(value_of[y.first]) : x.first < y.first;
   });

@@ -10,7 +10,8 @@
 //    floor), and ≥ 90 % of the common hosts moved the same way by at least half of it
 //    (hosts_consistent) — e.g. hw_procs_running 18 → 35 on every host;
 //  - hosts: a few hosts stand out both from their own job and from the other job by more
-//    than 8 noise units and 10 % — e.g. RDMA retransmits on four hosts of one job.
+//    than 8 noise units and 10 %, beyond every host of the other job (heterogeneity both
+//    jobs share is no difference) — e.g. RDMA retransmits on four hosts of one job.
 // The score (effect size in noise units) ranks the metrics: contention metrics (hw_*,
 // ray_node_*) first, then training (tb_learning_*) and throughput (tb_perf_*) ones.
 #pragma once

@@ -91,6 +91,16 @@ TEST(CompareHostValues, NoFalsePositivesFromNoise) {
   EXPECT_EQ(false_positives, 0) << "of " << trials;
 }
 
+TEST(CompareHostValues, HeterogeneityBothJobsShareIsNotADifference) {
+  // Quantised small gauges: a few hosts read one step higher in both jobs (24 vs 20 hosts).
+  HostValues a, b;
+  for (int i = 0; i < 24; ++i) a.values.emplace_back(Host(i), i % 6 == 0 ? 0.07 : 0.06);
+  for (int i = 0; i < 20; ++i) b.values.emplace_back(Host(i), i % 7 == 1 ? 0.07 : 0.06);
+  MetricComparison c = CompareHostValues("hw_io_pressure_some_pct", false, a, b);
+  EXPECT_FALSE(c.significant) << c.pattern;
+  EXPECT_TRUE(c.hosts.empty());
+}
+
 TEST(CompareHostValues, SmallButRealUniformShiftIsFound) {
   std::mt19937 rng(3);
   // -6.7 % on every host: beyond the 1 % noise floor by more than 5 units.
