@@ -54,13 +54,14 @@ std::string RecordPlan(const ApprovalEnv& env, approval::PlanRecord* rec, const 
 
 namespace {
 
-// A local job is a child of the process that submitted it; in a long-lived server it
-// would stay a zombie after it ends (and still look RUNNING to JobStatus). Reap it.
+// A local job that is a direct child of the process that submitted it would, in a long-lived
+// server, stay a zombie after it ends (and still look RUNNING to JobStatus). Reap it.
 void ReapWhenDone(const std::filesystem::path& job_dir) {
   std::ifstream in(job_dir / ".mt-launch.json");
   const Json rec = Json::parse(in, nullptr, false);
   const int pid = rec.is_object() ? rec.value("pgid", 0) : 0;
-  if (pid > 0) std::thread([pid] { waitpid(pid, nullptr, 0); }).detach();
+  // Only while it is still our child (a launcher that double-forks leaves none to reap).
+  if (pid > 0 && waitpid(pid, nullptr, WNOHANG) == 0) std::thread([pid] { waitpid(pid, nullptr, 0); }).detach();
 }
 
 // Runs an approved plan. Returns the backend's job id / message, or an error.
