@@ -1,5 +1,6 @@
 // Real SDK clients calling mt's gated tools (submit_job / cancel_job) over stdio:
-//   node approval_clients.mjs --stdio "<cmd> <args…>" --mode MODE --tool NAME --args JSON
+//   node approval_clients.mjs (--stdio "<cmd> <args…>" | --http URL [--token SECRET])
+//                             --mode MODE --tool NAME --args JSON
 // MODE:
 //   v1-accept      SDK v1 client (legacy era) that declares elicitation and, when the server's
 //                  elicitation/create arrives, answers accept + approve for the plan shown
@@ -12,8 +13,9 @@
 // client was shown) and exits 0; exits 1 on a protocol failure or a tool error.
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Client as ClientV2 } from '@modelcontextprotocol/client';
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/stdio';
 
 const argv = process.argv.slice(2);
@@ -21,7 +23,11 @@ const opt = (name, dflt) => {
   const i = argv.indexOf(name);
   return i >= 0 ? argv[i + 1] : dflt;
 };
-const [command, ...args] = opt('--stdio').split(' ');
+const stdio = opt('--stdio');
+const [command, ...args] = (stdio ?? '').split(' ');
+const url = opt('--http');
+const token = opt('--token');
+const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
 const mode = opt('--mode', 'v1-accept');
 const tool = opt('--tool', 'submit_job');
 const toolArgs = JSON.parse(opt('--args', '{}'));
@@ -41,11 +47,11 @@ let client, transport;
 if (mode === 'modern-accept') {
   client = new ClientV2({ name: 'mt-approval-v2', version: '1.0.0' }, { ...caps, versionNegotiation: { mode: { pin: '2026-07-28' } } });
   client.setRequestHandler('elicitation/create', answer);
-  transport = new StdioV2({ command, args, env: process.env, stderr: 'inherit' });
+  transport = url ? new HttpV2(new URL(url), { requestInit }) : new StdioV2({ command, args, env: process.env, stderr: 'inherit' });
 } else {
   client = new ClientV1({ name: 'mt-approval-v1', version: '1.0.0' }, caps);
   if (elicits) client.setRequestHandler(ElicitRequestSchema, answer);
-  transport = new StdioV1({ command, args, env: process.env, stderr: 'inherit' });
+  transport = url ? new HttpV1(new URL(url), { requestInit }) : new StdioV1({ command, args, env: process.env, stderr: 'inherit' });
 }
 
 const timer = setTimeout(() => {

@@ -6,6 +6,7 @@
 #   - a logged-in approver's POST with a wrong CSRF token or a changed plan hash is refused;
 #   - Chromium logs in with the approver token, presses Approve, and the page shows the
 #     plan submitted with its job id; the (local backend) job then completes;
+# agents over HTTP (SDK clients with an agent token) get the same in-band approval as on stdio;
 # and every refusal is in the audit log.
 # Usage: approval_page_test.sh MT NODE_DIR
 set -uo pipefail
@@ -63,6 +64,15 @@ CSRF=$(grep -o 'name=csrf value="[0-9a-f]*"' body.html | head -1 | sed 's/.*valu
 [ "$(code -b jar -d "id=$P&hash=$H&decision=approve" "$BASE/approvals/decide")" = 403 ] || fail "missing CSRF accepted"
 [ "$(code -b jar -d "id=$P&hash=$(flip "$H")&decision=approve&csrf=$CSRF" "$BASE/approvals/decide")" = 303 ] || fail "changed hash"
 "$MT" approvals --workspace "$WS" --json | grep -q "\"plan_id\":\"$P\"" || fail "plan no longer pending after the attacks"
+
+# Over HTTP with the agent's token: in-band approval on the POST's SSE stream (legacy era)
+# and through input_required (2026-07-28); the plans are requested by "bot", role agent.
+for mode in v1-accept modern-accept; do
+  H1=$(node "$NODE_DIR/approval_clients.mjs" --http "$BASE/mcp" --token "$BOT" --mode $mode \
+       --args "{\"model\":\"llama2-70b\",\"backend\":\"local\",\"passthrough\":[\"steps=2\",\"_env_SIM_STEP_SECONDS=0.1\",\"tag=$mode\"]}") || fail "http $mode: $H1"
+  [ "$(echo "$H1" | field status)" = submitted ] && [ "$(echo "$H1" | field requester)" = bot ] && [ "$(echo "$H1" | field requester_role)" = agent ] || fail "http $mode: $H1"
+  echo "http $mode: submitted $(echo "$H1" | field job_id) via $(echo "$H1" | field via)"
+done
 
 # The human, in a real browser.
 OUT=$("$NODE22" "$NODE_DIR/approval_page_chromium.mjs" --base "$BASE" --token "$ALICE" --plan "$P") || fail "chromium exited $?: $OUT"
