@@ -282,7 +282,7 @@ TgsComparison CompareTgs(const LogScan& a, const LogScan& b, int warmup_steps) {
   if (hi < lo) return c;
   std::vector<double> va = SteadyValues(a, lo, hi, &c.a_spikes), vb = SteadyValues(b, lo, hi, &c.b_spikes);
   if (va.size() < 3 || vb.size() < 3) return c;
-  Summary sa = Summarize(va), sb = Summarize(vb);
+  StatSummary sa = Summarize(va), sb = Summarize(vb);
   c.ok = true;
   c.first_step = lo;
   c.last_step = hi;

@@ -22,7 +22,7 @@ namespace {
 
 constexpr int kTailMinFollowing = 20;
 
-Json SummaryJson(const Summary& s) {
+Json SummaryJson(const StatSummary& s) {
   if (s.n == 0) return nullptr;
   return {{"n", s.n}, {"mean", Round(s.mean, 5)}, {"std", Round(s.std, 3)}, {"p50", Round(s.p50, 5)},
           {"p99", Round(s.p99, 5)}, {"min", Round(s.min, 5)}, {"max", Round(s.max, 5)}};

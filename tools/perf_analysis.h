@@ -37,7 +37,7 @@ struct PerfOptions {
 struct StepWindow {
   std::string name;                     // warmup | steady | tail
   int64_t first_step = -1, last_step = -1;
-  Summary tgs, step_seconds, tflops, mfu;
+  StatSummary tgs, step_seconds, tflops, mfu;
 };
 
 struct SteadyTgs {

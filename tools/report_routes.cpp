@@ -69,7 +69,7 @@ ReportFile ResolveReportFile(const std::filesystem::path& workspace, const std::
   }
 }
 
-std::vector<mcp::PageRoute> ReportPageRoutes(const std::filesystem::path& workspace, Authenticator authenticate) {
+std::vector<mcp::PageRoute> ReportPageRoutes(const std::filesystem::path& workspace, ReportAuthenticator authenticate) {
   mcp::PageRoute get;
   get.method = "GET";
   get.pattern = "/reports/([^/]+)/([^/]+)";

@@ -20,9 +20,9 @@
 
 namespace mt::tools {
 
-using Authenticator = std::function<std::optional<mcp::Principal>(const std::string& token)>;
+using ReportAuthenticator = std::function<std::optional<mcp::Principal>(const std::string& token)>;
 
-std::vector<mcp::PageRoute> ReportPageRoutes(const std::filesystem::path& workspace, Authenticator authenticate);
+std::vector<mcp::PageRoute> ReportPageRoutes(const std::filesystem::path& workspace, ReportAuthenticator authenticate);
 
 struct ReportFile {
   int status = 200;                       // 200, 400, 404

@@ -16,8 +16,8 @@ double Quantile(std::vector<double> v, double q) {
   return v[lo] + (v[hi] - v[lo]) * frac;
 }
 
-Summary Summarize(const std::vector<double>& v) {
-  Summary s;
+StatSummary Summarize(const std::vector<double>& v) {
+  StatSummary s;
   s.n = v.size();
   if (v.empty()) return s;
   double sum = 0;
@@ -55,7 +55,7 @@ double RobustStd(const std::vector<double>& v) {
   return 1.4826 * Quantile(std::move(dev), 0.5);
 }
 
-double WelchT(const Summary& a, const Summary& b) {
+double WelchT(const StatSummary& a, const StatSummary& b) {
   if (a.n == 0 || b.n == 0) return 0;
   double va = a.n > 1 ? a.std * a.std / static_cast<double>(a.n) : 0;
   double vb = b.n > 1 ? b.std * b.std / static_cast<double>(b.n) : 0;

@@ -6,7 +6,7 @@
 
 namespace mt::tools {
 
-struct Summary {
+struct StatSummary {
   size_t n = 0;
   double mean = 0, std = 0;          // sample standard deviation (n - 1)
   double p50 = 0, p99 = 0, min = 0, max = 0;
@@ -14,7 +14,7 @@ struct Summary {
 };
 
 // All zeros for an empty input.
-Summary Summarize(const std::vector<double>& values);
+StatSummary Summarize(const std::vector<double>& values);
 
 // Linear-interpolated quantile (q in [0, 1]) of unsorted values; 0 for an empty input.
 double Quantile(std::vector<double> values, double q);
@@ -24,7 +24,7 @@ double RobustStd(const std::vector<double>& values);
 
 // Welch's t statistic of the difference of means (b - a); 0 when both are constant
 // and equal, ±inf when they are constant and differ.
-double WelchT(const Summary& a, const Summary& b);
+double WelchT(const StatSummary& a, const StatSummary& b);
 
 // Least-squares slope of y over x (0 with fewer than two distinct x).
 double Slope(const std::vector<double>& x, const std::vector<double>& y);

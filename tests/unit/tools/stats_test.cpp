@@ -9,7 +9,7 @@ namespace mt::tools {
 namespace {
 
 TEST(Stats, SummaryOfKnownValues) {
-  Summary s = Summarize({1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+  StatSummary s = Summarize({1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
   EXPECT_EQ(s.n, 10u);
   EXPECT_DOUBLE_EQ(s.mean, 5.5);
   EXPECT_NEAR(s.std, 3.02765, 1e-5);   // sample std (n - 1)
@@ -20,10 +20,10 @@ TEST(Stats, SummaryOfKnownValues) {
 }
 
 TEST(Stats, EmptyAndSingle) {
-  Summary e = Summarize({});
+  StatSummary e = Summarize({});
   EXPECT_EQ(e.n, 0u);
   EXPECT_EQ(e.mean, 0);
-  Summary one = Summarize({42});
+  StatSummary one = Summarize({42});
   EXPECT_EQ(one.std, 0);
   EXPECT_EQ(one.p99, 42);
   EXPECT_EQ(Quantile({}, 0.5), 0);
@@ -43,11 +43,11 @@ TEST(Stats, RobustStdIgnoresOutliers) {
 }
 
 TEST(Stats, WelchT) {
-  Summary a = Summarize({10, 11, 9, 10, 10});
-  Summary b = Summarize({20, 21, 19, 20, 20});
+  StatSummary a = Summarize({10, 11, 9, 10, 10});
+  StatSummary b = Summarize({20, 21, 19, 20, 20});
   EXPECT_GT(WelchT(a, b), 10);
   EXPECT_LT(WelchT(b, a), -10);
-  Summary c = Summarize({5, 5, 5}), d = Summarize({5, 5, 5}), e = Summarize({6, 6, 6});
+  StatSummary c = Summarize({5, 5, 5}), d = Summarize({5, 5, 5}), e = Summarize({6, 6, 6});
   EXPECT_EQ(WelchT(c, d), 0);
   EXPECT_TRUE(std::isinf(WelchT(c, e)));
 }
