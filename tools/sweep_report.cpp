@@ -49,13 +49,14 @@ std::string TgsCell(const std::optional<SweepResult>& r) {
   return Fixed(r->tgs, 1);
 }
 
-bool Fails(const std::string& verdict) { return verdict == "regression" || verdict == "new_failure"; }
+bool Fails(const std::string& verdict) { return verdict == "regression" || verdict == "new_failure" || verdict == "error"; }
 
 std::string Explain(const SweepRow& row, double threshold) {
   const std::string what = row.model + " on " + std::to_string(row.nodes) + " node" + (row.nodes == 1 ? "" : "s");
   if (row.verdict == "regression")
     return what + ": steady TGS " + Fixed(row.current.tgs, 1) + " vs " + Fixed(row.baseline->tgs, 1) + " (" +
            Signed(*row.delta_pct) + " %, threshold -" + Fixed(threshold, 1) + " %)";
+  if (row.verdict == "error") return what + ": not measured (" + row.current.status + "): " + row.current.detail;
   if (row.verdict == "new_failure")
     return what + ": " + row.current.status + (row.baseline ? " (it ran before: TGS " + Fixed(row.baseline->tgs, 1) + ")" : " (no baseline)") +
            (row.current.detail.empty() ? "" : ": " + row.current.detail);
@@ -79,8 +80,10 @@ SweepComparison CompareSweep(const std::vector<SweepResult>& baseline, const std
     row.current = cur;
     if (auto it = base.find({cur.model, cur.nodes}); it != base.end()) row.baseline = *it->second;
     const bool base_ok = row.baseline && row.baseline->status == "ok" && row.baseline->tgs > 0;
-    if (cur.status != "ok") {
-      row.verdict = row.baseline && row.baseline->status != "ok" ? "still_failing" : "new_failure";
+    if (cur.status == "timeout" || cur.status == "error") {
+      row.verdict = "error";   // nothing was measured: the sweep cannot vouch for this model
+    } else if (cur.status != "ok") {
+      row.verdict = row.baseline && row.baseline->status == "failed" ? "still_failing" : "new_failure";
     } else if (!row.baseline) {
       row.verdict = "new";
     } else if (!base_ok) {
@@ -91,6 +94,7 @@ SweepComparison CompareSweep(const std::vector<SweepResult>& baseline, const std
     }
     if (row.verdict == "regression") ++c.regressions;
     if (row.verdict == "new_failure") ++c.new_failures;
+    if (row.verdict == "error") ++c.errors;
     c.rows.push_back(std::move(row));
   }
   std::sort(c.rows.begin(), c.rows.end(),
@@ -112,7 +116,7 @@ std::string SweepMarkdown(const SweepComparison& c, const std::string& sweep_nam
   out += "\nSteady-state TGS = mean tokens/s/device after warm-up; threshold " + Fixed(c.threshold_pct, 1) + " %. ";
   if (c.failed()) {
     out += "**FAILED**: " + std::to_string(c.regressions) + " regression(s), " + std::to_string(c.new_failures) +
-           " new failure(s).\n";
+           " new failure(s), " + std::to_string(c.errors) + " run(s) not measured.\n";
     for (const auto& row : c.rows)
       if (Fails(row.verdict)) out += "- " + MarkdownCell(Explain(row, c.threshold_pct)) + "\n";
   } else {
@@ -123,17 +127,19 @@ std::string SweepMarkdown(const SweepComparison& c, const std::string& sweep_nam
 
 std::string SweepJUnit(const SweepComparison& c, const std::string& sweep_name, double seconds) {
   int failures = c.regressions + c.new_failures;
+  const std::string errors = std::to_string(c.errors);
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += "<testsuites name=\"mt sweep\" tests=\"" + std::to_string(c.rows.size()) + "\" failures=\"" +
-         std::to_string(failures) + "\" errors=\"0\" time=\"" + Fixed(seconds, 3) + "\">\n";
+         std::to_string(failures) + "\" errors=\"" + errors + "\" time=\"" + Fixed(seconds, 3) + "\">\n";
   out += "  <testsuite name=\"" + XmlEscape("sweep." + sweep_name) + "\" tests=\"" + std::to_string(c.rows.size()) +
-         "\" failures=\"" + std::to_string(failures) + "\" errors=\"0\" skipped=\"0\" time=\"" + Fixed(seconds, 3) + "\">\n";
+         "\" failures=\"" + std::to_string(failures) + "\" errors=\"" + errors + "\" skipped=\"0\" time=\"" + Fixed(seconds, 3) + "\">\n";
   for (const auto& row : c.rows) {
     out += "    <testcase classname=\"" + XmlEscape("sweep." + sweep_name + "." + row.model) + "\" name=\"" +
            XmlEscape("nodes=" + std::to_string(row.nodes)) + "\">\n";
     if (Fails(row.verdict)) {
-      out += "      <failure type=\"" + row.verdict + "\" message=\"" + XmlEscape(Explain(row, c.threshold_pct)) + "\">" +
-             XmlEscape(Explain(row, c.threshold_pct)) + "</failure>\n";
+      const char* element = row.verdict == "error" ? "error" : "failure";
+      out += "      <" + std::string(element) + " type=\"" + row.verdict + "\" message=\"" + XmlEscape(Explain(row, c.threshold_pct)) + "\">" +
+             XmlEscape(Explain(row, c.threshold_pct)) + "</" + element + ">\n";
     }
     std::string info = "verdict " + row.verdict + "; current " + TgsCell(row.current) + " (job " + row.current.job_id + ")";
     if (row.baseline) info += "; baseline " + TgsCell(row.baseline) + (row.baseline->job_id.empty() ? "" : " (job " + row.baseline->job_id + ")");

@@ -4,7 +4,8 @@
 //
 // Verdicts per (model, nodes): ok | regression (steady TGS dropped by more than the
 // threshold) | improved | new_failure (ran before, fails now) | still_failing | new (no
-// baseline). A sweep fails on any regression or new_failure.
+// baseline) | error (timed out or could not be measured). A sweep fails on any regression,
+// new_failure or error.
 #pragma once
 #include <optional>
 #include <string>
@@ -39,8 +40,8 @@ struct SweepComparison {
   std::string baseline_label, current_label;
   double threshold_pct = 5;
   std::vector<SweepRow> rows;
-  int regressions = 0, new_failures = 0;
-  bool failed() const { return regressions > 0 || new_failures > 0; }
+  int regressions = 0, new_failures = 0, errors = 0;
+  bool failed() const { return regressions > 0 || new_failures > 0 || errors > 0; }
 };
 
 SweepComparison CompareSweep(const std::vector<SweepResult>& baseline, const std::vector<SweepResult>& current,

@@ -11,6 +11,8 @@ int RunSubmit(const std::vector<std::string>& args);
 int RunStatus(const std::vector<std::string>& args);
 int RunCancel(const std::vector<std::string>& args);
 int RunQuery(const std::vector<std::string>& args);
+int RunReference(const std::vector<std::string>& args);
+int RunSweep(const std::vector<std::string>& args);
 int RunPerf(const std::vector<std::string>& args);
 int RunCompare(const std::vector<std::string>& args);
 int RunApprove(const std::vector<std::string>& args);
@@ -35,6 +37,8 @@ const std::vector<Command>& Commands() {
       {"approve", "mt approve PLAN_ID [--yes] [--json] [--workspace DIR] [--config FILE]", "show a pending plan, confirm, approve and run it (approval gate)", RunApprove},
       {"deny", "mt deny PLAN_ID [--reason TEXT] [--yes] [--json] [--workspace DIR] [--config FILE]", "deny a pending plan (approval gate)", RunDeny},
       {"approvals", "mt approvals [--all] [--json] [--workspace DIR] [--config FILE]", "list plans waiting for approval (--all: every plan)", RunApprovals},
+      {"sweep", "mt sweep --spec FILE [--state NAME=DIR]... [--baseline FILE] [--write-baseline FILE] [--markdown FILE] [--junit FILE] [--threshold PCT]", "CI regression sweep: steady TGS per model and node count vs a baseline (markdown, JUnit)", RunSweep},
+      {"reference", "mt reference", "the tool reference (markdown) generated from the tool schemas", RunReference},
   };
   return commands;
 }

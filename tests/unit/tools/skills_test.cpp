@@ -149,9 +149,6 @@ TEST(BuiltinSkills, ToolCallsMatchTheRegistry) {
       EXPECT_TRUE(call.error.empty()) << where << ": " << call.error;
       auto tool = registry.FindTool(call.tool);
       if (!tool) {
-        // TEMPORARY while issues 8 and 9 land in parallel: remove this set once they have.
-        static const std::set<std::string> landing = {"perf_analysis", "compare_jobs", "submit_job", "cancel_job"};
-        if (landing.count(call.tool)) continue;
         ADD_FAILURE() << where << ": no such tool";
         continue;
       }

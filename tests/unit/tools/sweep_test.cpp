@@ -90,6 +90,20 @@ TEST(SweepCompare, NewFailuresFailStillFailingDoesNot) {
   EXPECT_TRUE(c.failed());
 }
 
+TEST(SweepCompare, UnmeasuredRunsFailTheSweep) {
+  SweepResult timeout = Failed("head", "a", 1);
+  timeout.status = "timeout";
+  SweepResult base_timeout = timeout;
+  base_timeout.state = "base";
+  auto c = CompareSweep({base_timeout}, {timeout}, 5);
+  EXPECT_EQ(c.rows[0].verdict, "error");
+  EXPECT_EQ(c.errors, 1);
+  EXPECT_TRUE(c.failed());
+  std::string xml = SweepJUnit(c, "ci", 1);
+  EXPECT_NE(xml.find("errors=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<error type=\"error\""), std::string::npos) << xml;
+}
+
 TEST(SweepCompare, IdenticalResultsPass) {
   auto c = CompareSweep({Ok("base", "a", 1, 3000)}, {Ok("head", "a", 1, 3000)}, 5);
   EXPECT_FALSE(c.failed());
@@ -102,7 +116,7 @@ TEST(SweepReports, MarkdownAndJUnitNameTheRegression) {
   std::string md = SweepMarkdown(c, "ci");
   EXPECT_NE(md.find("| a | 1 | 3000.0 | 2700.0 | -10.0 | **regression** |"), std::string::npos) << md;
   EXPECT_NE(md.find("| b\\|x | 2 |"), std::string::npos) << md;
-  EXPECT_NE(md.find("**FAILED**: 1 regression(s), 0 new failure(s)"), std::string::npos) << md;
+  EXPECT_NE(md.find("**FAILED**: 1 regression(s), 0 new failure(s), 0 run(s) not measured"), std::string::npos) << md;
   std::string xml = SweepJUnit(c, "ci", 12.5);
   EXPECT_NE(xml.find("tests=\"2\" failures=\"1\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("<failure type=\"regression\" message=\"a on 1 node: steady TGS 2700.0 vs 3000.0 (-10.0 %"),
