@@ -17,7 +17,10 @@ export MT_TSDB_PORTS="$base-$((base + 19))"
 serve_pid=""
 cleanup() {
   local rc=$?
-  [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
+  if [ -n "$serve_pid" ]; then
+    kill "$serve_pid" 2>/dev/null || true
+    wait "$serve_pid" 2>/dev/null || true
+  fi
   for d in /proc/[0-9]*; do
     if { tr '\0' ' ' < "$d/cmdline"; } 2>/dev/null | grep -q -- "--storage.tsdb.path=$work"; then
       echo "left running: ${d#/proc/}" >&2
