@@ -25,6 +25,16 @@ expect "8043 false positive, stop time" "8043: heartbeat_false_positive (status 
 expect "8043 confirmed by power" "Confirmed false positive: the accused hosts and their neighbours drew"
 expect "7938 decline" "7938: completed (status completed), last step 799; also tgs_degradation"
 expect "8105 OOM" "8105: oom (status failed)"
+# The conclusions, one per case study, each built from the tools' structured answers.
+expect "skills served as prompts" "skills (prompts): batch-sweep job-comparison job-log-triage performance-analysis submit-and-monitor tsdb-diagnosis xla-tuning"
+expect "case 0: 8104 steady TGS and MFU" "  - 8104: completed, steady TGS 1,020 tokens/s/device over steps 5–54, 16.07 s/step, MFU 25.7 % (MI355X fp8 peak 5,000 TFLOP/s); report /reports/8104-"
+expect "case 1: 8308 phases, hosts, rerun" "  - 8308: TGS 3,293 → 2,620 (−20.4 %) at step 97 → 2,520 (−23.2 %) at step 252; 4 hosts with RDMA retransmits: chi2835, chi2882, chi2834, chi2822; rerun 8309 without them: TGS 3,287 (+30.5 % over 2,520)"
+expect "case 2: 8043 false positive" "  - 8043: heartbeat false positive at step 71: accused tasks 8 (chi2853) and 10 (chi2875) logged their own death (2 of 2); heartbeats stopped 19:06:00 = crash 19:21:00 − 900 s; accused hosts and neighbours drew ~867 W until the crash (confirmed alive)"
+expect "case 3: B vs A restore leak" "  - B vs A (8102 vs 8101): TGS 3,261 vs 3,295 (−1.0 %); top difference hw_procs_running 18 → 35 per host: +17 runnable threads per host on 24/24 hosts after the checkpoint restore at step 200; RCCL init waves 3 vs 5"
+expect "case 4: 7938 training-level cause" "tb_learning_moe_lb_loss changes at step 450; every system family is clean, so the cause is in the training itself"
+expect "7877 busy-wait hang conclusion" "  - 7877: collective busy-wait hang at step 3,841 (GPU power ~300 W, was 900 W, at 99.95 % utilisation on 192/192 GPUs; power fell 17:16:03)"
+expect "8105 OOM conclusion" "  - 8105: out of device memory in stage Training before the first training step: Out of memory while trying to allocate 21.47GiB."
+if grep -q "no conclusion" "$work/demo.out"; then echo "FAIL a case study reached no conclusion"; failed=$((failed + 1)); fi
 [ $failed = 0 ] || { echo "--- demo output:"; cat "$work/demo.out"; }
 echo "demo: $passed passed, $failed failed"
 [ $failed = 0 ]
