@@ -326,18 +326,6 @@ PerfReport AnalyzePerf(const JobFiles& job, const PerfOptions& opt) {
       {"notes", notes},
   };
 
-  if (opt.write_report && !job.dir.empty()) {
-    try {
-      rep.report_file = WritePerfReportHtml(job, s, scan);
-      std::string dirname = job.dir.filename().string();
-      s["report"] = {{"path", job.dir_display + "/mt_report/perf.html"}, {"url", opt.report_url_prefix + "/" + dirname + "/perf.html"}};
-    } catch (const std::exception& e) {
-      s["notes"].push_back(std::string("HTML report not written: ") + e.what());
-    }
-  } else if (opt.write_report) {
-    s["notes"].push_back("no job directory: HTML report not written");
-  }
-
   // Verdict.
   std::string v;
   if (rep.steady.ok) {
@@ -354,6 +342,19 @@ PerfReport AnalyzePerf(const JobFiles& job, const PerfOptions& opt) {
   }
   if (failed) v += "; job " + status;
   s["verdict"] = v;
+
+  // The page shows the verdict, so it is written last.
+  if (opt.write_report && !job.dir.empty()) {
+    try {
+      rep.report_file = WritePerfReportHtml(job, s, scan);
+      std::string dirname = job.dir.filename().string();
+      s["report"] = {{"path", job.dir_display + "/mt_report/perf.html"}, {"url", opt.report_url_prefix + "/" + dirname + "/perf.html"}};
+    } catch (const std::exception& e) {
+      s["notes"].push_back(std::string("HTML report not written: ") + e.what());
+    }
+  } else if (opt.write_report) {
+    s["notes"].push_back("no job directory: HTML report not written");
+  }
   rep.structured = std::move(s);
   return rep;
 }

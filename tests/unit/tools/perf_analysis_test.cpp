@@ -215,6 +215,9 @@ TEST(PerfAnalysis, HtmlReportIsWrittenSelfContainedWithData) {
   EXPECT_EQ(r.structured["report"]["url"], "/reports/9001-JAX-synthetic-steps_100/perf.html");
   std::string html = testing::ReadFile(r.report_file);
   EXPECT_NE(html.find("<svg id=\"tgs-chart\""), std::string::npos);
+  // The page carries the answer's verdict (it is written after the verdict is known).
+  ASSERT_FALSE(r.structured["verdict"].get<std::string>().empty());
+  EXPECT_NE(html.find("<p class=\"verdict\">" + HtmlEscape(r.structured["verdict"].get<std::string>()) + "</p>"), std::string::npos);
   EXPECT_NE(html.find("data-points=\"100\""), std::string::npos);   // TGS and loss: one point per step
   EXPECT_NE(html.find("<svg id=\"steptime-chart\""), std::string::npos);
   EXPECT_NE(html.find("<polyline class=\"series\" points=\""), std::string::npos);
