@@ -332,7 +332,16 @@ Server::Round Server::OpenRound(const Json& params, const RequestEnv& env,
   if (env.era != Era::kModern) return round;
   if (auto rs = params.find("requestState"); rs != params.end() && !rs->is_null()) {
     if (!rs->is_string()) throw RpcError(kInvalidParams, "params.requestState must be a string");
-    Json opened = sealer_.Open(rs->get<std::string>(), binding());
+    Json opened;
+    try {
+      opened = sealer_.Open(rs->get<std::string>(), binding());
+    } catch (const RpcError& e) {
+      if (options_.on_refusal) {
+        StateBinding b = binding();
+        options_.on_refusal(env.principal, b.method, b.name, std::string("requestState refused: ") + e.what());
+      }
+      throw;
+    }
     round.answers = opened.value("answers", Json::object());
     round.state = opened.value("state", Json());
   }
@@ -354,7 +363,10 @@ Json Server::InputRequired(const InputRequiredSignal& need, const RequestContext
 Json Server::CallTool(const Message& m, RequestEnv& env) {
   std::string name = RequireString(m.params, "name");
   auto tool = registry_->FindTool(name);
-  if (!tool) throw RpcError(kInvalidParams, "unknown tool: " + name, Json{{"name", name}});
+  if (!tool) {
+    if (options_.on_refusal) options_.on_refusal(env.principal, "tools/call", name, "unknown tool: " + name);
+    throw RpcError(kInvalidParams, "unknown tool: " + name, Json{{"name", name}});
+  }
   Json args = m.params.contains("arguments") && !m.params["arguments"].is_null() ? m.params["arguments"]
                                                                                : Json::object();
   Json progress_token = MetaOf(m.params).value("progressToken", Json());

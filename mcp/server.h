@@ -41,6 +41,13 @@ struct ServerOptions {
   int64_t list_ttl_ms = 60'000;                     // ttlMs on modern list results
   std::string request_state_key;                   // empty = random per process
   std::chrono::seconds request_state_ttl{15 * 60};
+  // Called when a request is refused before any handler runs: an unknown tool, or a
+  // requestState that does not open (tampered, replayed, expired, or bound to another
+  // call or caller). The product writes these to its audit log; the refusal itself is the
+  // JSON-RPC error the client gets either way.
+  std::function<void(const Principal& who, const std::string& method, const std::string& name,
+                     const std::string& reason)>
+      on_refusal;
 };
 
 // Everything the transport knows about one inbound message.

@@ -92,6 +92,12 @@ int RunServe(const std::vector<std::string>& args) {
     }
     server_opts.request_state_key = key.str();
   }
+  // Refusals the protocol layer makes before a tool runs (a tampered or replayed requestState,
+  // an invented tool such as "approve") go to the approval audit log like the gate's own.
+  server_opts.on_refusal = [env = product.approvals](const mcp::Principal& who, const std::string& method,
+                                                      const std::string& name, const std::string& reason) {
+    AuditEvent(env, "refused", "", Actor{who.name, who.role}, {{"action", method + " " + name}, {"reason", reason}});
+  };
   mcp::Server server(mcp::ServerInfo{"mt", "mt — training-job diagnostics", "0.1.0", kInstructions}, registry, server_opts);
 
   std::unique_ptr<mcp::HttpTransport> http;

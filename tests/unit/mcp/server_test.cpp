@@ -240,6 +240,48 @@ TEST_F(ServerTest, ModernTaggedLegacyMethodsDoNotExist) {
     EXPECT_EQ(Modern(m)["error"]["code"], kMethodNotFound) << m;
 }
 
+TEST(ServerRefusals, ReachTheHookBeforeAnyHandlerRuns) {
+  auto registry = std::make_shared<Registry>();
+  int ran = 0;
+  Tool ask;
+  ask.name = "ask";
+  ask.description = "asks the user";
+  ask.handler = [&ran](const Json&, CallContext& ctx) {
+    ++ran;
+    Json a = ctx.AskClient({"ok", "elicitation/create", {{"message", "?"}, {"requestedSchema", {{"type", "object"}}}}});
+    return ToolResult::Text("answer=" + a.value("action", ""));
+  };
+  registry->AddTool(ask);
+  std::vector<std::string> refusals;
+  ServerOptions opts;
+  opts.on_refusal = [&refusals](const Principal& who, const std::string& method, const std::string& name, const std::string& reason) {
+    refusals.push_back(who.name + "|" + method + "|" + name + "|" + reason);
+  };
+  Server server(ServerInfo{}, registry, opts);
+  RequestEnv env;
+  env.principal = Principal{"bob", "agent", true};
+  int id = 0;
+  auto call = [&](Json params) {
+    params["_meta"] = ModernMeta({{"elicitation", Json::object()}});
+    auto r = server.Handle({{"jsonrpc", "2.0"}, {"id", ++id}, {"method", "tools/call"}, {"params", params}}, env);
+    return r ? *r : Json();
+  };
+  std::string state = call({{"name", "ask"}})["result"]["requestState"];
+  EXPECT_EQ(ran, 1);
+  EXPECT_TRUE(refusals.empty());
+  EXPECT_EQ(call({{"name", "ask"}, {"requestState", state + "x"}})["error"]["code"], kInvalidParams);
+  EXPECT_EQ(call({{"name", "approve"}})["error"]["code"], kInvalidParams);
+  EXPECT_EQ(call({{"name", "ask"}, {"requestState", state}, {"inputResponses", {{"ok", {{"action", "accept"}}}}}})["result"]["content"][0]["text"],
+            "answer=accept");
+  EXPECT_EQ(call({{"name", "ask"}, {"requestState", state}, {"inputResponses", {{"ok", {{"action", "accept"}}}}}})["error"]["code"],
+            kInvalidParams);   // replayed
+  EXPECT_EQ(ran, 2);
+  ASSERT_EQ(refusals.size(), 3u);
+  EXPECT_EQ(refusals[0].rfind("bob|tools/call|ask|requestState refused: ", 0), 0u) << refusals[0];
+  EXPECT_EQ(refusals[1], "bob|tools/call|approve|unknown tool: approve");
+  EXPECT_EQ(refusals[2].rfind("bob|tools/call|ask|requestState refused: ", 0), 0u) << refusals[2];
+}
+
 TEST_F(ServerTest, MultiRoundTripWithSignedState) {
   Json caps = {{"elicitation", Json::object()}};
   Json r1 = Modern("tools/call", {{"name", "approve"}}, caps);
