@@ -9,6 +9,8 @@
 #include <memory>
 #include <mutex>
 
+#include "tools/html_escape.h"
+
 namespace mt::tools {
 namespace approval = launch::approval;
 
@@ -28,21 +30,6 @@ std::string RandomHex(size_t bytes) {
 
 bool SameSecret(const std::string& a, const std::string& b) {
   return !a.empty() && a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
-}
-
-std::string Html(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&#39;"; break;
-      default: o += c;
-    }
-  }
-  return o;
 }
 
 std::string CookieValue(const httplib::Request& req, const std::string& name) {
@@ -111,43 +98,43 @@ void Send(httplib::Response& res, int status, const std::string& title, const st
   res.set_header("X-Frame-Options", "DENY");
   res.set_header("Content-Security-Policy",
                  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'");
-  res.set_content("<!doctype html><html><head><meta charset=utf-8><title>" + Html(title) +
+  res.set_content("<!doctype html><html><head><meta charset=utf-8><title>" + HtmlEscape(title) +
                       "</title><style>body{font-family:sans-serif;margin:2em;max-width:70em}pre{background:#f4f4f4;"
                       "padding:.8em;overflow-x:auto}section{border:1px solid #ccc;padding:1em;margin:1em 0}"
                       "td,th{padding:.2em .6em;text-align:left}.flash{background:#ffd;padding:.6em}</style></head><body>"
-                      "<h1>" + Html(title) + "</h1>" + body + "</body></html>",
+                      "<h1>" + HtmlEscape(title) + "</h1>" + body + "</body></html>",
                   "text/html; charset=utf-8");
 }
 
 std::string LoginForm(const std::string& note) {
-  return (note.empty() ? "" : "<p class=flash id=flash>" + Html(note) + "</p>") +
+  return (note.empty() ? "" : "<p class=flash id=flash>" + HtmlEscape(note) + "</p>") +
          "<form method=post action=/approvals/login><label>Approver token <input type=password name=token id=token "
          "autocomplete=off></label> <button type=submit id=login>Log in</button></form>";
 }
 
 std::string ListPage(const ApprovalEnv& env, const Session& s, const std::string& flash) {
-  std::string body = "<p>Logged in as <b id=who>" + Html(s.who.name) +
+  std::string body = "<p>Logged in as <b id=who>" + HtmlEscape(s.who.name) +
                      "</b>. <form method=post action=/approvals/logout style=display:inline><input type=hidden name=csrf value=\"" +
-                     Html(s.csrf) + "\"><button type=submit id=logout>Log out</button></form></p>";
-  if (!flash.empty()) body += "<p class=flash id=flash>" + Html(flash) + "</p>";
+                     HtmlEscape(s.csrf) + "\"><button type=submit id=logout>Log out</button></form></p>";
+  if (!flash.empty()) body += "<p class=flash id=flash>" + HtmlEscape(flash) + "</p>";
   std::string pending, done;
   int shown_done = 0;
   for (const auto& r : env.Store().List(approval::UnixNow())) {
     if (r.state == "pending") {
-      pending += "<section class=plan id=\"plan-" + r.id + "\"><h2>" + Html(r.kind) + " plan <code>" + r.id +
-                 "</code></h2><p>Requested by <b>" + Html(r.requester) + "</b> (" + Html(r.requester_role) + ") at " +
-                 approval::IsoUtc(r.created) + "; expires " + approval::IsoUtc(r.expires) + ". Hash <code>" + Html(r.hash) +
-                 "</code></p><pre>" + Html(r.summary) + "</pre><details><summary>Full plan (JSON)</summary><pre>" +
-                 Html(r.plan.dump(2)) +
+      pending += "<section class=plan id=\"plan-" + r.id + "\"><h2>" + HtmlEscape(r.kind) + " plan <code>" + r.id +
+                 "</code></h2><p>Requested by <b>" + HtmlEscape(r.requester) + "</b> (" + HtmlEscape(r.requester_role) + ") at " +
+                 approval::IsoUtc(r.created) + "; expires " + approval::IsoUtc(r.expires) + ". Hash <code>" + HtmlEscape(r.hash) +
+                 "</code></p><pre>" + HtmlEscape(r.summary) + "</pre><details><summary>Full plan (JSON)</summary><pre>" +
+                 HtmlEscape(r.plan.dump(2)) +
                  "</pre></details><form method=post action=/approvals/decide><input type=hidden name=csrf value=\"" +
-                 Html(s.csrf) + "\"><input type=hidden name=id value=\"" + r.id + "\"><input type=hidden name=hash value=\"" +
-                 Html(r.hash) + "\"><button type=submit name=decision value=approve id=\"approve-" + r.id +
+                 HtmlEscape(s.csrf) + "\"><input type=hidden name=id value=\"" + r.id + "\"><input type=hidden name=hash value=\"" +
+                 HtmlEscape(r.hash) + "\"><button type=submit name=decision value=approve id=\"approve-" + r.id +
                  "\">Approve and run</button> <button type=submit name=decision value=deny id=\"deny-" + r.id +
                  "\">Deny</button></form></section>";
     } else if (shown_done++ < 50) {
-      done += "<tr id=\"done-" + r.id + "\"><td><code>" + r.id + "</code></td><td>" + Html(r.kind) + "</td><td class=state>" +
-              Html(r.state) + "</td><td class=job>" + Html(r.job_id) + "</td><td>" + Html(r.approver) + "</td><td>" +
-              Html(r.via) + "</td><td>" + Html(r.error.empty() ? r.result : r.error) + "</td></tr>";
+      done += "<tr id=\"done-" + r.id + "\"><td><code>" + r.id + "</code></td><td>" + HtmlEscape(r.kind) + "</td><td class=state>" +
+              HtmlEscape(r.state) + "</td><td class=job>" + HtmlEscape(r.job_id) + "</td><td>" + HtmlEscape(r.approver) + "</td><td>" +
+              HtmlEscape(r.via) + "</td><td>" + HtmlEscape(r.error.empty() ? r.result : r.error) + "</td></tr>";
     }
   }
   body += "<h2>Pending</h2>" + (pending.empty() ? "<p id=none>No plans wait for approval.</p>" : pending);

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "mcp/call_context.h"
+#include "tools/answer_budget.h"
 
 namespace mt::tools {
 namespace {
@@ -64,15 +65,9 @@ Json OutputSchema() {
 }
 
 void Bound(Json& out, size_t max_tokens) {
-  auto tokens = [&] { return out.dump().size() / 4; };
-  if (tokens() <= max_tokens) return;
-  std::vector<std::string> dropped;
-  auto cap = [&](Json& a, size_t n, const std::string& what) {
-    if (tokens() > max_tokens && a.is_array() && a.size() > n) {
-      a.erase(a.begin() + static_cast<std::ptrdiff_t>(n), a.end());
-      dropped.push_back(what);
-    }
-  };
+  AnswerBudget budget(out, max_tokens);
+  if (!budget.over_at_start()) return;
+  auto cap = [&budget](Json& a, size_t n, const std::string& what) { budget.Cap(a, n, what); };
   if (out.contains("more"))
     for (auto& m : out["more"]) cap(m["config_diff"], 3, "config rows of further jobs beyond 3");
   cap(out["config_diff"], 12, "config differences beyond 12");
@@ -81,10 +76,7 @@ void Bound(Json& out, size_t max_tokens) {
   cap(out["config_diff"], 6, "config differences beyond 6");
   if (out.contains("more")) cap(out["more"], 2, "comparisons beyond the fourth job");
   cap(out["metrics"], 3, "metrics beyond 3");
-  out["truncated"] = true;
-  std::string msg = "to stay within " + std::to_string(max_tokens) + " tokens: dropped ";
-  for (size_t i = 0; i < dropped.size(); ++i) msg += (i ? ", " : "") + dropped[i];
-  out["omitted"] = msg + "; call again with detail: full for the rest";
+  budget.Finish();
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "mcp/call_context.h"
+#include "tools/answer_budget.h"
 
 namespace mt::tools {
 namespace {
@@ -65,15 +66,9 @@ Json OutputSchema() {
 }
 
 void Bound(Json& out, size_t max_tokens) {
-  auto tokens = [&] { return out.dump().size() / 4; };
-  if (tokens() <= max_tokens) return;
-  std::vector<std::string> dropped;
-  auto cap = [&](Json& a, size_t n, const std::string& what) {
-    if (tokens() > max_tokens && a.is_array() && a.size() > n) {
-      a.erase(a.begin() + static_cast<std::ptrdiff_t>(n), a.end());
-      dropped.push_back(what);
-    }
-  };
+  AnswerBudget budget(out, max_tokens);
+  if (!budget.over_at_start()) return;
+  auto cap = [&budget](Json& a, size_t n, const std::string& what) { budget.Cap(a, n, what); };
   cap(out["phases"], 4, "phases beyond 4");
   cap(out["periodic_overhead"]["spike_steps"], 4, "spike steps beyond 4");
   cap(out["artifacts"]["hlo_dumps"], 1, "HLO dumps beyond the first");
@@ -81,10 +76,7 @@ void Bound(Json& out, size_t max_tokens) {
   cap(out["artifacts"]["tensorboard_event_files"], 2, "event files beyond 2");
   for (auto& p : out["artifacts"]["xplane_profiles"]) cap(p["files"], 2, "xplane file names");
   cap(out["notes"], 3, "notes beyond 3");
-  out["truncated"] = true;
-  std::string msg = "to stay within " + std::to_string(max_tokens) + " tokens: dropped ";
-  for (size_t i = 0; i < dropped.size(); ++i) msg += (i ? ", " : "") + dropped[i];
-  out["omitted"] = msg + "; call again with detail: full for the rest";
+  budget.Finish();
 }
 
 }  // namespace

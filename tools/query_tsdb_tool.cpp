@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "mcp/call_context.h"
+#include "tools/answer_budget.h"
 #include "tools/iso_time.h"
 #include "tools/prometheus_client.h"
 #include "tools/triage_log_tool.h"
@@ -122,37 +123,37 @@ std::optional<double> ParseTime(const Json& args, const char* key) {
 
 // Bounds the answer: drops detail in a fixed order until it fits, and says what went.
 void Bound(Json& out, size_t max_tokens) {
-  auto tokens = [&] { return out.dump().size() / 4; };
-  if (tokens() <= max_tokens) return;
-  std::vector<std::string> dropped;
+  AnswerBudget budget(out, max_tokens);
+  if (!budget.over_at_start()) return;
+  auto tokens_over = [&budget] { return budget.over(); };
   auto shrink_array = [](Json& a, size_t n) {
     if (a.is_array() && a.size() > n) a.erase(a.begin() + static_cast<std::ptrdiff_t>(n), a.end());
   };
   if (out["outliers"].size() > 5) {
     shrink_array(out["outliers"], 5);
-    dropped.push_back("outliers beyond 5");
+    budget.Dropped("outliers beyond 5");
   }
   for (const char* k : {"series", "families", "host_ranking"})
-    if (tokens() > max_tokens && out.contains(k) && out[k].size() > 5) {
+    if (tokens_over() && out.contains(k) && out[k].size() > 5) {
       shrink_array(out[k], 5);
-      dropped.push_back(std::string(k) + " beyond 5");
+      budget.Dropped(std::string(k) + " beyond 5");
     }
-  if (tokens() > max_tokens && out.contains("points")) {
+  if (tokens_over() && out.contains("points")) {
     out.erase("points");
-    dropped.push_back("raw points");
+    budget.Dropped("raw points");
   }
   // Evidence arrays inside findings, then whole evidence objects, largest first.
   for (size_t cap : {8u, 4u}) {
-    if (tokens() <= max_tokens) break;
+    if (!tokens_over()) break;
     for (auto& f : out["findings"])
       if (f["evidence"].is_object())
         for (auto& [k, v] : f["evidence"].items())
           if (v.is_array() && v.size() > cap) {
             shrink_array(v, cap);
-            dropped.push_back("evidence." + k + " beyond " + std::to_string(cap));
+            budget.Dropped("evidence." + k + " beyond " + std::to_string(cap));
           }
   }
-  while (tokens() > max_tokens) {
+  while (tokens_over()) {
     size_t best = 0, best_size = 0;
     for (size_t i = 0; i < out["findings"].size(); ++i) {
       size_t s = out["findings"][i]["evidence"].dump().size();
@@ -160,12 +161,9 @@ void Bound(Json& out, size_t max_tokens) {
     }
     if (best_size <= 2) break;
     out["findings"][best]["evidence"] = "omitted (detail: full shows it)";
-    dropped.push_back("evidence of '" + out["findings"][best]["rule"].get<std::string>().substr(0, 40) + "'");
+    budget.Dropped("evidence of '" + out["findings"][best]["rule"].get<std::string>().substr(0, 40) + "'");
   }
-  out["truncated"] = true;
-  std::string msg = "to stay within " + std::to_string(max_tokens) + " tokens: dropped ";
-  for (size_t i = 0; i < dropped.size(); ++i) msg += (i ? ", " : "") + dropped[i];
-  out["omitted"] = msg + "; call again with detail: full, or a narrower query, for the rest";
+  budget.Finish("call again with detail: full, or a narrower query, for the rest");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <system_error>
 #include <vector>
 
+#include "tools/html_escape.h"
 #include "tools/tsdb_context.h"
 #include "tools/tsdb_series.h"
 
@@ -144,22 +145,6 @@ std::string Row(const std::string& k, const std::string& v) {
 }
 
 }  // namespace
-
-std::string HtmlEscape(const std::string& s) {
-  std::string o;
-  o.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&#39;"; break;
-      default: o += c;
-    }
-  }
-  return o;
-}
 
 std::string RenderPerfHtml(const Json& p, const LogScan& scan) {
   std::vector<Pt> tgs, loss;

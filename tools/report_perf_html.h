@@ -20,7 +20,5 @@ std::string RenderPerfHtml(const Json& perf, const LogScan& scan);
 // directory cannot be created or written.
 std::filesystem::path WritePerfReportHtml(const JobFiles& job, const Json& perf, const LogScan& scan);
 
-// Escapes &, <, >, " and ' for HTML text and attribute values.
-std::string HtmlEscape(const std::string& s);
 
 }  // namespace mt::tools

@@ -3,7 +3,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <mutex>
 #include <regex>
 #include <set>
 #include <stdexcept>

@@ -3,13 +3,12 @@
 // compares against a baseline file or the first state, and reports as a markdown table
 // (stdout, --markdown FILE) and JUnit XML (--junit FILE). Exit 0 when nothing regressed,
 // 1 on a regression beyond the threshold or a model that newly fails, 2 on usage errors.
-#include <unistd.h>
-
 #include <chrono>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "launcher/sim/job_writer.h"
 #include "tools/cli/command.h"
 #include "tools/cli/flags.h"
 #include "tools/config.h"
@@ -19,7 +18,6 @@ namespace mt::tools::cli {
 
 namespace {
 
-namespace fs = std::filesystem;
 
 constexpr const char* kUsage =
     "usage: mt sweep --spec FILE [--state NAME=DIR]... [--baseline FILE] [--write-baseline FILE]\n"
@@ -30,31 +28,6 @@ constexpr const char* kUsage =
 int Usage(const std::string& why) {
   std::cerr << "mt sweep: " << why << "\n" << kUsage;
   return kExitUsage;
-}
-
-// Writes `text` to `path` through a temporary file in the same directory and a rename, so
-// a reader never sees half a report.
-std::string WriteAtomically(const fs::path& path, const std::string& text) {
-  fs::path tmp = path;
-  tmp += ".tmp-" + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return "cannot write " + tmp.string();
-    out << text;
-    out.flush();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      return "cannot write " + tmp.string() + " (disk full?)";
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return "cannot rename into " + path.string() + ": " + ec.message();
-  }
-  return "";
 }
 
 }  // namespace
@@ -139,7 +112,7 @@ int RunSweep(const std::vector<std::string>& args) {
   int rc = cmp.failed() ? kExitFailed : kExitOk;
   auto write = [&rc](const std::optional<std::string>& path, const std::string& text) {
     if (!path) return;
-    if (auto e = WriteAtomically(*path, text); !e.empty()) {
+    if (auto e = launch::sim::WriteFileAtomic(*path, text); !e.empty()) {
       std::cerr << "mt sweep: " << e << "\n";
       rc = kExitFailed;
     }

@@ -10,6 +10,7 @@
 
 #include "tests/unit/tools/perf_test_util.h"
 #include "tools/hlo_collectives.h"
+#include "tools/html_escape.h"
 #include "tools/perf_analysis_tool.h"
 #include "tools/perf_artifacts.h"
 #include "tools/perf_peaks.h"
