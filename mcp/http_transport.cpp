@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "mcp/base64.h"
+#include "mcp/json_parse.h"
 
 namespace mt::mcp {
 
@@ -149,20 +150,31 @@ struct HttpTransport::GetStream {
   bool ended = false;
 };
 
+namespace {
+ConnectionLimits LimitsFrom(const HttpOptions& o) {
+  ConnectionLimits l = o.connections;
+  l.threads = o.threads;
+  l.max_body_bytes = o.max_body_bytes;
+  return l;
+}
+}  // namespace
+
 HttpTransport::HttpTransport(Server& server, HttpOptions options)
-    : server_(server), options_(std::move(options)), http_(std::make_unique<httplib::Server>()) {
-  size_t threads = options_.threads;
-  http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  http_->set_payload_max_length(options_.max_body_bytes);
+    : server_(server), options_(std::move(options)), http_(std::make_unique<GuardedHttpServer>(LimitsFrom(options_))) {
   http_->set_tcp_nodelay(true);   // SSE replies are several small writes: no Nagle stalls
-  http_->set_keep_alive_max_count(100000);
-  http_->set_keep_alive_timeout(30);
-  http_->set_read_timeout(30, 0);
-  http_->set_write_timeout(30, 0);
   const std::string ep = options_.endpoint;
-  http_->Post(ep, [this](const httplib::Request& q, httplib::Response& s) { HandlePost(q, s); });
-  http_->Get(ep, [this](const httplib::Request& q, httplib::Response& s) { HandleGet(q, s); });
-  http_->Delete(ep, [this](const httplib::Request& q, httplib::Response& s) { HandleDelete(q, s); });
+  // Host/Origin (every route) and the bearer token (the MCP endpoint) are checked as soon as
+  // the headers are in, before a byte of body is read; handlers check again (cheap) so that
+  // each stays correct on its own.
+  http_->SetPreBodyCheck([this, ep](const httplib::Request& q, httplib::Response& s) {
+    Principal who;
+    bool ok = q.path == ep ? CheckSecurity(q, s, &who) : CheckHostAndOrigin(q, s);
+    return ok ? httplib::Server::HandlerResponse::Unhandled : httplib::Server::HandlerResponse::Handled;
+  });
+  auto handling = [this](httplib::Server::Handler h) { return http_->Handling(std::move(h)); };
+  http_->Post(ep, handling([this](const httplib::Request& q, httplib::Response& s) { HandlePost(q, s); }));
+  http_->Get(ep, handling([this](const httplib::Request& q, httplib::Response& s) { HandleGet(q, s); }));
+  http_->Delete(ep, handling([this](const httplib::Request& q, httplib::Response& s) { HandleDelete(q, s); }));
   auto not_allowed = [](const httplib::Request&, httplib::Response& s) {
     s.status = 405;
     s.set_header("Allow", "GET, POST, DELETE");
@@ -171,20 +183,21 @@ HttpTransport::HttpTransport(Server& server, HttpOptions options)
   http_->Put(ep, not_allowed);
   http_->Patch(ep, not_allowed);
   http_->Options(ep, not_allowed);
-  http_->Get("/healthz", [this](const httplib::Request& q, httplib::Response& s) {
-    Principal who;
-    if (!CheckSecurity(q, s, &who)) return;
+  // Liveness for load balancers and monitors: no token needed (it reveals nothing), but the
+  // Host check still applies.
+  http_->Get("/healthz", handling([this](const httplib::Request& q, httplib::Response& s) {
+    if (!CheckHostAndOrigin(q, s)) return;
     s.set_content("{\"status\":\"ok\"}", "application/json");
-  });
+  }));
   for (const auto& page : options_.pages) {
-    auto handler = [this, h = page.handler](const httplib::Request& q, httplib::Response& s) {
+    auto handler = handling([this, h = page.handler](const httplib::Request& q, httplib::Response& s) {
       if (CheckHostAndOrigin(q, s)) h(q, s);
-    };
+    });
     if (page.method == "GET") http_->Get(page.pattern, handler);
     else if (page.method == "POST") http_->Post(page.pattern, handler);
     else throw std::invalid_argument("PageRoute method must be GET or POST, got " + page.method);
   }
-  http_->set_error_handler([](const httplib::Request&, httplib::Response& s) {
+  http_->SetErrorHandler([](const httplib::Request&, httplib::Response& s) {
     if (!s.body.empty()) return;
     const char* msg = s.status == 413 ? "request body too large" : s.status == 404 ? "not found" : "error";
     s.set_content(std::string("{\"error\":\"") + msg + "\"}", "application/json");
@@ -319,11 +332,12 @@ void HttpTransport::HandlePost(const httplib::Request& req, httplib::Response& r
     SendJson(res, 406, {{"error", "not acceptable: Accept must include application/json and text/event-stream"}});
     return;
   }
-  Json raw = Json::parse(req.body, nullptr, false);
-  if (raw.is_discarded()) {
-    SendRpcError(res, 400, nullptr, RpcError(kParseError, "parse error: the body is not valid JSON"));
+  JsonParseResult parsed = ParseUntrustedJson(req.body, JsonLimits{options_.max_body_bytes, options_.max_json_depth});
+  if (!parsed.ok()) {
+    SendRpcError(res, 400, nullptr, RpcError(kParseError, "parse error: the body is " + parsed.error));
     return;
   }
+  Json raw = std::move(parsed.value);
   Json id;
   Message m;
   try {

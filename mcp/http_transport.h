@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "mcp/http_guard.h"
+#include "mcp/json_parse.h"
 #include "mcp/server.h"
 
 namespace httplib {
@@ -44,8 +46,12 @@ struct HttpOptions {
   std::string endpoint = "/mcp";
   std::vector<std::string> allowed_origins;        // exact origins besides loopback ones
   std::vector<std::string> allowed_hosts;          // host names besides loopback ones
-  size_t max_body_bytes = 4 * 1024 * 1024;
+  size_t max_body_bytes = JsonLimits{}.max_bytes;  // Content-Length and chunked bodies alike
+  size_t max_json_depth = JsonLimits{}.max_depth;
   size_t threads = 128;                             // connections served at once
+  // Per-connection deadlines, header cap and per-client cap (mcp/http_guard.h); `threads`
+  // and `max_body_bytes` above override the fields of the same meaning.
+  ConnectionLimits connections;
   size_t max_sessions = 10'000;
   std::chrono::seconds session_idle_timeout{3600};
   // Bearer-token check; unset = no authentication (only sensible on loopback).
@@ -80,7 +86,7 @@ class HttpTransport {
 
   Server& server_;
   HttpOptions options_;
-  std::unique_ptr<httplib::Server> http_;
+  std::unique_ptr<GuardedHttpServer> http_;
   int port_ = 0;
 
   std::mutex sessions_mu_;

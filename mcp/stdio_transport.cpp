@@ -7,6 +7,7 @@
 #include <iostream>
 #include <string>
 
+#include "mcp/json_parse.h"
 #include "mcp/worker_pool.h"
 
 namespace mt::mcp {
@@ -74,11 +75,13 @@ void StdioTransport::HandleLine(const char* begin, const char* end) {
   while (begin < end && (*begin == ' ' || *begin == '\t' || *begin == '\r')) ++begin;
   while (end > begin && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r')) --end;
   if (begin == end) return;
-  Json raw = Json::parse(begin, end, nullptr, false);
-  if (raw.is_discarded()) {
-    Queue(MakeError(nullptr, RpcError(kParseError, "parse error: the line is not valid JSON (UTF-8)")));
+  JsonParseResult parsed = ParseUntrustedJson(std::string_view(begin, size_t(end - begin)),
+                                                JsonLimits{options_.max_line_bytes, options_.max_json_depth});
+  if (!parsed.ok()) {
+    Queue(MakeError(nullptr, RpcError(kParseError, "parse error: the line is " + parsed.error)));
     return;
   }
+  Json raw = std::move(parsed.value);
   Json id;
   Message m;
   try {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 
+#include "mcp/json_parse.h"
 #include "mcp/server.h"
 #include "mcp/worker_pool.h"
 
@@ -16,7 +17,11 @@ namespace mt::mcp {
 struct StdioOptions {
   int in_fd = 0;
   int out_fd = 1;
-  size_t max_line_bytes = 64 * 1024 * 1024;   // longer lines are answered -32700 and skipped
+  // Longer lines are answered -32700 and skipped without being buffered; deeper nesting is
+  // refused while parsing (mcp/json_parse.h). The line limit is larger than an HTTP body's:
+  // the stdio peer is the one client that spawned this process, not anyone on a network.
+  size_t max_line_bytes = 64 * 1024 * 1024;
+  size_t max_json_depth = JsonLimits{}.max_depth;
   Principal principal{"stdio", "agent", false};
 };
 

@@ -19,6 +19,7 @@ ApprovalEnv ApprovalEnvFrom(const Config& c) {
   e.audit_log = c.AuditLogPath();
   e.ttl = std::chrono::minutes(c.approval_ttl_minutes);
   e.policy = c.policy;
+  e.max_pending_per_requester = c.max_pending_per_requester;
   return e;
 }
 
@@ -40,7 +41,7 @@ std::string RecordPlan(const ApprovalEnv& env, approval::PlanRecord* rec, const 
   rec->requester = requester.name;
   rec->requester_role = requester.role;
   auto store = env.Store();
-  if (auto e = store.Create(rec, approval::UnixNow()); !e.empty()) return e;
+  if (auto e = store.Create(rec, approval::UnixNow(), env.max_pending_per_requester); !e.empty()) return e;
   if (auto e = AuditEvent(env, "requested", rec->id, requester,
                           {{"kind", rec->kind}, {"hash", rec->hash}, {"plan", rec->plan}, {"expires", approval::IsoUtc(rec->expires)}});
       !e.empty()) {

@@ -20,6 +20,7 @@ struct ApprovalEnv {
   std::filesystem::path workspace;
   std::filesystem::path approvals_dir, audit_log;
   std::chrono::seconds ttl{15 * 60};
+  std::size_t max_pending_per_requester = 20;   // 0 = no cap
   launch::approval::Policy policy;
   std::filesystem::path models_dir;   // empty = launch::DefaultModelsDir()
 

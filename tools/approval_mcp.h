@@ -3,11 +3,17 @@
 //   plan_id given         → the plan's state (never a decision; arguments beside plan_id
 //                            must be the ones that made the plan, else refused)
 //   role ci               → the configured policy decides, server-side, on the built plan
-//   client can elicit     → the plan is shown to the client's user: legacy era, a real
-//                            elicitation/create request; 2026-07-28, an input_required result
-//                            whose signed requestState carries the plan id and hash
+//   in_band url (default) → if the client declared URL-mode elicitation and the /approvals
+//                            page is known: the client is asked to open the page for this
+//                            plan, where a human logs in as an approver and decides; the call
+//                            then waits (bounded) for that decision. The client's answer
+//                            itself decides nothing, so an agent cannot approve its own plan.
+//   in_band form          → the plan is shown to the client's user as a form (legacy
+//                            elicitation/create; 2026-07-28 input_required with a signed
+//                            requestState); the answer decides. Trusted local setups only.
 //   otherwise, or decline → pending_approval: a human runs `mt approve ID` or uses /approvals
 #pragma once
+#include <chrono>
 #include <functional>
 #include <string>
 
@@ -19,7 +25,9 @@ namespace mt::tools {
 
 struct GateOptions {
   ApprovalEnv env;
-  bool in_band = true;   // ask the client's user (elicitation); false: humans approve out of band only
+  InBandApproval in_band = InBandApproval::kUrl;   // tools/config.h
+  std::string page_url;                            // the /approvals page (URL mode); empty: none known
+  std::chrono::milliseconds url_wait{std::chrono::minutes(5)};   // how long a URL-mode call waits for the human
 };
 
 // Builds the plan of a fresh request into `rec` (kind, plan, hash, summary) and, for role
@@ -30,7 +38,11 @@ using PlanBuilder = std::function<std::string(const Json& args, launch::approval
 mcp::ToolResult GatedCall(const GateOptions& gate, const std::string& kind, const Json& args, mcp::CallContext& ctx,
                           const PlanBuilder& build);
 
-// The form shown to the client's user for plan `rec`.
+// The form shown to the client's user for plan `rec` (form mode).
 Json ApprovalElicitation(const launch::approval::PlanRecord& rec);
+// The URL-mode elicitation for plan `rec`: opens `page_url` for it (legacy adds elicitationId).
+Json ApprovalUrlElicitation(const launch::approval::PlanRecord& rec, const std::string& page_url, bool legacy);
+// Whether the client declared URL-mode elicitation (capabilities.elicitation.url).
+bool ClientSupportsUrlElicitation(const mcp::CallContext& ctx);
 
 }  // namespace mt::tools

@@ -2,6 +2,10 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <stdexcept>
 
 namespace mt::tools {
@@ -67,7 +71,19 @@ Config LoadConfigFile(const std::filesystem::path& path) {
       if (c.approval_ttl_minutes < 1 || c.approval_ttl_minutes > 24 * 60)
         throw std::runtime_error("approvals.ttl_minutes must be 1..1440");
       if (auto k = a["state_key_file"]) c.state_key_file = k.as<std::string>();
-      if (auto b = a["in_band"]) c.approval_in_band = b.as<bool>();
+      if (auto b = a["in_band"]) {
+        // `true` was the pre-URL-mode spelling; it now means the safe in-band mode.
+        const std::string v = b.as<std::string>();
+        if (v == "url" || v == "true") c.approval_in_band = InBandApproval::kUrl;
+        else if (v == "form") c.approval_in_band = InBandApproval::kForm;
+        else if (v == "off" || v == "false") c.approval_in_band = InBandApproval::kOff;
+        else throw std::runtime_error("approvals.in_band must be url, form or off (got '" + v + "')");
+      }
+      if (auto u = a["page_url"]) c.approval_page_url = u.as<std::string>();
+      if (!c.approval_page_url.empty() && c.approval_page_url.rfind("http://", 0) != 0 &&
+          c.approval_page_url.rfind("https://", 0) != 0)
+        throw std::runtime_error("approvals.page_url must be an http:// or https:// URL of mt serve's /approvals page");
+      if (auto m = a["max_pending_per_requester"]) c.max_pending_per_requester = m.as<std::size_t>();
     }
     c.policy = launch::approval::PolicyFromYaml(root["policy"]);
   } catch (const YAML::Exception& e) {
@@ -88,6 +104,52 @@ Config LoadConfigFile(const std::filesystem::path& path) {
     *p = base / *p;
   }
   return c;
+}
+
+const char* InBandName(InBandApproval mode) {
+  switch (mode) {
+    case InBandApproval::kOff: return "off";
+    case InBandApproval::kUrl: return "url";
+    case InBandApproval::kForm: return "form";
+  }
+  return "off";
+}
+
+namespace {
+
+// "" when neither `p` nor (for the file) its directory can be changed by this process's
+// user other than root-as-operator; else why not.
+std::string OperatorOwned(const std::filesystem::path& p, const char* what) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) return "cannot stat " + std::string(what) + " " + p.string();
+  const uid_t me = ::geteuid();
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", unsigned(st.st_mode & 07777));
+  if (st.st_mode & (S_IWGRP | S_IWOTH))
+    return std::string(what) + " " + p.string() + " is writable by group or others (mode " + mode + ")";
+  if (me != 0 && st.st_uid == me)
+    return std::string(what) + " " + p.string() + " is owned by the server's own user (uid " + std::to_string(me) +
+           "), who could have written it";
+  return "";
+}
+
+}  // namespace
+
+std::string CheckPrivilegedSettings(const Config& c) {
+  std::vector<std::string> privileged;
+  if (c.stdio_role != "agent") privileged.push_back("approvals.stdio_role: " + c.stdio_role);
+  if (c.approval_in_band == InBandApproval::kForm) privileged.push_back("approvals.in_band: form");
+  if (privileged.empty()) return "";
+  std::string settings;
+  for (const auto& p : privileged) settings += (settings.empty() ? "" : ", ") + p;
+  if (c.source.empty()) return settings + " can only come from a configuration file";
+  const auto file = std::filesystem::absolute(c.source);
+  std::string why = OperatorOwned(file, "the file");
+  if (why.empty()) why = OperatorOwned(file.parent_path(), "its directory");
+  if (why.empty()) return "";
+  return file.string() + " sets " + settings + ", which only an operator-controlled file may set, but " + why +
+         ". Put these settings in a file owned by root (or another user) and not writable by group or others, "
+         "e.g. /etc/mt/mt.yaml (chown root:root, chmod 644), and pass it with --config.";
 }
 
 Config ResolveConfig(const std::optional<std::string>& config_flag, const std::optional<std::string>& workspace_flag) {

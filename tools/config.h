@@ -1,6 +1,7 @@
 // mt's configuration: configs/mt.yaml (or --config FILE) overridden by command-line flags.
 // The workspace resolves as: --workspace flag, else the file's `workspace:`, else ./outputs.
 #pragma once
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -17,6 +18,17 @@ struct TokenEntry {
   std::string role;   // agent | approver | ci
 };
 
+// How submit_job / cancel_job may reach a human through the agent's own client
+// (docs/approvals.md, "Trust model"):
+//   url  — URL-mode elicitation: the client opens the /approvals page, where the human logs
+//          in with an approver token; nothing the client sends approves anything (default);
+//   form — form-mode elicitation / 2026-07-28 inputResponses: the client's answer approves.
+//          For a single-user local setup only: a compromised or scripted client (e.g. an
+//          auto-answering Elicitation hook) approves its own plans. Trusted config only;
+//   off  — pending_approval only: `mt approve ID` or the /approvals page.
+enum class InBandApproval { kOff, kUrl, kForm };
+const char* InBandName(InBandApproval mode);
+
 struct Config {
   std::filesystem::path workspace = "outputs";
   std::vector<TokenEntry> tokens;
@@ -30,7 +42,9 @@ struct Config {
   std::string stdio_role = "agent";            // the role of a stdio client: agent | approver | ci
   std::filesystem::path approvals_dir, audit_log;
   int approval_ttl_minutes = 15;
-  bool approval_in_band = true;                // clients may show the plan to their user (elicitation)
+  InBandApproval approval_in_band = InBandApproval::kUrl;
+  std::string approval_page_url;               // the /approvals page a stdio server links to (URL mode)
+  std::size_t max_pending_per_requester = 20;  // pending plans one requester may have; 0 = no cap
   std::filesystem::path state_key_file;        // requestState HMAC key (32+ bytes); empty = random per process
   launch::approval::Policy policy;
 
@@ -40,6 +54,14 @@ struct Config {
 
 // Loads `path` (a YAML file). Throws std::runtime_error naming the file and the problem.
 Config LoadConfigFile(const std::filesystem::path& path);
+
+// Settings that widen what a principal may do without a human acting outside its client:
+// a stdio role other than agent, and in-band approval in form mode. They are honoured only
+// from a file the server's own user cannot change (an agent spawning `mt serve --config X`
+// could otherwise grant itself the ci role or approve its own plans): owned by root or by
+// another user, and neither the file nor its directory writable by group or others. Returns
+// "" when `c` may be used, else the reason it may not (naming the file and the setting).
+std::string CheckPrivilegedSettings(const Config& c);
 
 // The config a command runs with: explicit --config FILE, else configs/mt.yaml in the
 // current directory when present, else defaults; then --workspace overrides.

@@ -27,6 +27,8 @@ GateOptions GateOptionsFrom(const ProductOptions& o) {
   if (g.env.approvals_dir.empty()) g.env.approvals_dir = g.env.workspace / ".mt" / "approvals";
   if (g.env.audit_log.empty()) g.env.audit_log = g.env.workspace / ".mt" / "audit.jsonl";
   g.in_band = o.in_band_approval;
+  g.page_url = o.approval_page_url;
+  g.url_wait = o.approval_url_wait;
   return g;
 }
 

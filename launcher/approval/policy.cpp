@@ -1,5 +1,7 @@
 #include "launcher/approval/policy.h"
 
+#include "launcher/launch/env_policy.h"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -76,7 +78,7 @@ Policy PolicyFromYaml(const YAML::Node& node) {
     for (const auto& f : n) {
       const std::string key = f.first.as<std::string>();
       if (key != "backends" && key != "max_nodes" && key != "max_steps" && key != "partitions" && key != "settings" &&
-          key != "scheduler_args" && key != "cancel")
+          key != "scheduler_args" && key != "cancel" && key != "env")
         throw std::runtime_error(where + ": unknown key '" + key + "'");
     }
     r.backends = Strings(n["backends"], where + ".backends");
@@ -93,6 +95,7 @@ Policy PolicyFromYaml(const YAML::Node& node) {
       }
     }
     if (n["cancel"]) r.cancel = n["cancel"].as<bool>();
+    if (n["env"]) r.env = Strings(n["env"], where + ".env");
     p.rules.push_back(std::move(r));
   }
   return p;
@@ -137,6 +140,14 @@ PolicyDecision EvaluatePolicy(const Policy& policy, const std::string& role, con
     const auto v = EffectiveSetting(plan, key);
     if (!v) no(key + " is unset; it must be one of [" + Join(allowed) + "] (pass " + key + "=…).");
     else if (!Contains(allowed, *v)) no(key + "=" + *v + " is not one of [" + Join(allowed) + "].");
+  }
+  if (r->env) {
+    for (const auto& a : plan.passthrough) {
+      if (a.rfind("_env_", 0) != 0) continue;
+      const std::string key = a.substr(5, a.find('=') - 5);
+      if (!launch::EnvKeyMatches(key, *r->env))
+        no("environment variable " + key + " is not allowed for this role (allowed: [" + Join(*r->env) + "]).");
+    }
   }
   std::string partition;
   for (const auto& [name, value] : SchedulerOptions(plan.scheduler_args)) {

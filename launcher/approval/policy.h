@@ -13,6 +13,8 @@
 //         dataset_type: [synthetic]
 //       scheduler_args: [--partition, -p, --time, -t]   # the only sbatch options allowed
 //       cancel: false                # may cancel (its workspace's) jobs without a human
+//       env: [XLA_FLAGS, NCCL_DEBUG]  # _env_ keys this role may pass (absent: the launcher's
+//                                     # allow-list; patterns ending in * are prefixes)
 #pragma once
 #include <map>
 #include <optional>
@@ -33,6 +35,7 @@ struct RoleRule {
   std::map<std::string, std::vector<std::string>> settings;
   std::vector<std::string> scheduler_args = {"--partition", "-p", "--time", "-t"};
   bool cancel = false;
+  std::optional<std::vector<std::string>> env;   // narrows launch::DefaultEnvAllowList()
 };
 
 struct Policy {

@@ -153,8 +153,24 @@ std::string ApprovalStore::Load(const std::string& id, PlanRecord* out) const {
 
 std::string ApprovalStore::Save(const PlanRecord& rec) const { return WriteAtomic(PathOf(rec.id), rec.ToJson().dump(1) + "\n"); }
 
-std::string ApprovalStore::Create(PlanRecord* rec, int64_t now) {
+std::string ApprovalStore::Create(PlanRecord* rec, int64_t now, std::size_t max_pending_per_requester) {
   return Locked([&]() -> std::string {
+    if (max_pending_per_requester > 0) {
+      // Counted under the lock, so a burst of parallel requests cannot slip past the cap.
+      std::size_t pending = 0;
+      std::error_code ec;
+      for (const auto& e : fs::directory_iterator(dir_, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.size() != 37 || e.path().extension() != ".json") continue;
+        PlanRecord r;
+        if (!Load(name.substr(0, 32), &r).empty()) continue;
+        if (r.state == "pending" && now < r.expires && r.requester == rec->requester) ++pending;
+      }
+      if (pending >= max_pending_per_requester)
+        return rec->requester + " already has " + std::to_string(pending) +
+               " plans waiting for approval (the limit is " + std::to_string(max_pending_per_requester) +
+               "); wait until a human decides them or they expire, then ask again";
+    }
     for (int attempt = 0; attempt < 4; ++attempt) {
       rec->id = RandomId();
       if (rec->id.empty()) return "no randomness for a plan id";

@@ -10,6 +10,7 @@
 // saw; whoever wins it executes the plan, so one approval yields at most one submission.
 #pragma once
 #include <chrono>
+#include <cstddef>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -44,7 +45,10 @@ class ApprovalStore {
   explicit ApprovalStore(std::filesystem::path dir, std::chrono::seconds ttl = std::chrono::minutes(15));
 
   // Records a new pending plan (fills id, state, created, expires). Returns "" or an error.
-  std::string Create(PlanRecord* rec, int64_t now);
+  // With `max_pending_per_requester` > 0, refuses a plan whose requester (rec->requester)
+  // already has that many pending: a flood of plans is how an approver gets tired enough to
+  // approve without reading.
+  std::string Create(PlanRecord* rec, int64_t now, std::size_t max_pending_per_requester = 0);
 
   // Reads a record; a pending plan past its expiry is stored as expired first.
   std::string Get(const std::string& id, int64_t now, PlanRecord* out);

@@ -1,5 +1,7 @@
 #include "launcher/launch/plan.h"
 
+#include "launcher/launch/env_policy.h"
+
 #include <openssl/evp.h>
 
 #include <chrono>
@@ -192,6 +194,7 @@ std::string BuildPlan(const PlanRequest& req, Plan* out) {
       bool ok = !key.empty() && !std::isdigit(static_cast<unsigned char>(key[0]));
       for (char c : key) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
       if (!ok) return "passthrough '" + a + "': _env_ arguments must be _env_KEY=VALUE with KEY of [A-Za-z0-9_]";
+      if (auto why = CheckEnvPassthroughKey(key); !why.empty()) return "passthrough '" + a + "': " + why;
       std::string v = a.substr(eq + 1);
       if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
       p.env[key] = v;

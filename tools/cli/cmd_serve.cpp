@@ -71,6 +71,10 @@ int RunServe(const std::vector<std::string>& args) {
     std::cerr << "mt serve: " << e.what() << "\n";
     return kExitFailed;
   }
+  if (std::string why = CheckPrivilegedSettings(config); !why.empty()) {
+    std::cerr << "mt serve: " << why << "\n";
+    return kExitFailed;
+  }
   std::string http_addr = flags.value("http").value_or("");
   bool use_stdio = flags.has("stdio") || http_addr.empty();
 
@@ -78,7 +82,7 @@ int RunServe(const std::vector<std::string>& args) {
   ProductOptions product{config.workspace};
   product.approvals = ApprovalEnvFrom(config);
   product.in_band_approval = config.approval_in_band;
-  RegisterProductTools(*registry, product);
+  product.approval_page_url = config.approval_page_url;
   mcp::ServerOptions server_opts;
   if (!config.state_key_file.empty()) {
     // A shared key lets a 2026-07-28 requestState survive a restart (and several servers).
@@ -148,6 +152,16 @@ int RunServe(const std::vector<std::string>& args) {
       std::cerr << "mt serve: " << err << "\n";
       return kExitFailed;
     }
+    // URL-mode approvals send the user to this server's own page unless the operator named one.
+    if (product.approval_page_url.empty()) {
+      std::string host = http_addr.substr(0, http_addr.rfind(':'));
+      if (host == "0.0.0.0" || host == "[::]" || host.empty()) host = "127.0.0.1";
+      product.approval_page_url = "http://" + host + ":" + std::to_string(http->port()) + "/approvals";
+    }
+  }
+  // Registered once the page URL is known (tools copy their options); nothing is served yet.
+  RegisterProductTools(*registry, product);
+  if (http) {
     std::cerr << "mt serve: listening on http://" << http_addr.substr(0, http_addr.rfind(':')) << ":" << http->port()
               << "/mcp (workspace " << config.workspace.string() << ")\n";
     if (!use_stdio) {

@@ -202,6 +202,15 @@ TEST(Policy, EveryViolationIsNamed) {
   EXPECT_FALSE(EvaluatePolicy(p, "ci", CiPlan(1, {"-pci"}, {"dataset_type=synthetic", "steps=10", "steps=500"})).allowed);
 }
 
+TEST(Policy, EnvPassthroughCanBeNarrowedPerRole) {
+  const Policy p = PolicyFromYaml(YAML::Load("ci: {partitions: [ci], env: [XLA_FLAGS, \"NCCL_*\"]}\n"));
+  auto ok = EvaluatePolicy(p, "ci", CiPlan(1, {"-p", "ci"}, {"_env_XLA_FLAGS=--xla_dump_to=/tmp/d", "_env_NCCL_DEBUG=INFO"}));
+  EXPECT_TRUE(ok.allowed) << ok.Explain();
+  auto no = EvaluatePolicy(p, "ci", CiPlan(1, {"-p", "ci"}, {"_env_TORCH_CPP_LOG_LEVEL=INFO"}));
+  EXPECT_FALSE(no.allowed);
+  EXPECT_THAT(no.Explain(), HasSubstr("environment variable TORCH_CPP_LOG_LEVEL is not allowed for this role"));
+}
+
 TEST(Policy, OnlyRolesWithARuleAreAutoApproved) {
   const Policy p = CiPolicy();
   const Plan plan = CiPlan(1, {"--partition=ci"}, {"steps=5", "dataset_type=synthetic"});

@@ -228,17 +228,39 @@ TEST(LaunchPlan, HashIsStableAndCoversEverything) {
   EXPECT_NE(a.hash, c.hash);
 }
 
+TEST(LaunchPlan, EnvPassthroughSetsModelKnobsButNeverWhatLoadsCode) {
+  ScratchDir d;
+  Plan p;
+  for (const char* ok : {"_env_XLA_FLAGS=--xla_gpu_enable_latency_hiding_scheduler=true", "_env_NCCL_DEBUG=INFO",
+                         "_env_RCCL_MSCCL_ENABLE=0", "_env_XLA_PYTHON_CLIENT_MEM_FRACTION=.9", "_env_SIM_STEP_SECONDS=1"}) {
+    PlanRequest r = Request(d.path());
+    r.passthrough = {ok};
+    EXPECT_EQ(BuildPlan(r, &p), "") << ok;
+  }
+  // The finding: a plan with _env_LD_PRELOAD ran the preloaded library once approved.
+  for (const char* bad : {"LD_PRELOAD", "LD_LIBRARY_PATH", "PATH", "PYTHONPATH", "PYTHONSTARTUP", "BASH_ENV",
+                          "NCCL_NET_PLUGIN", "CUDA_INJECTION64_PATH", "HSA_TOOLS_LIB", "XLA_PYTHON_CLIENT_PLUGIN_PATH",
+                          "GLIBC_TUNABLES", "SLURM_JOB_ID"}) {
+    PlanRequest r = Request(d.path());
+    r.passthrough = {std::string("_env_") + bad + "=/tmp/evil.so"};
+    EXPECT_THAT(BuildPlan(r, &p), HasSubstr("loader, interpreter, search-path or plugin variable")) << bad;
+  }
+  PlanRequest r = Request(d.path());
+  r.passthrough = {"_env_FOO=1"};
+  EXPECT_THAT(BuildPlan(r, &p), HasSubstr("_env_FOO is not an allowed model knob"));
+}
+
 TEST(LaunchPlan, JsonRoundTripKeepsMetacharactersAndDetectsTampering) {
   ScratchDir d;
   PlanRequest r = Request(d.path());
-  const std::vector<std::string> nasty = {"x=$(rm -rf /)", "y=`id`;z", "a b\tc", "q='\"\\", "p=|&><*?~", "_env_V=$HOME;ls"};
+  const std::vector<std::string> nasty = {"x=$(rm -rf /)", "y=`id`;z", "a b\tc", "q='\"\\", "p=|&><*?~", "_env_XLA_FLAGS=$HOME;ls"};
   r.passthrough = nasty;
   Plan p, back;
   ASSERT_EQ(BuildPlan(r, &p), "");
   ASSERT_EQ(PlanFromJson(nlohmann::json::parse(p.ToJson().dump()), &back), "");
   EXPECT_EQ(back.passthrough, nasty);
   EXPECT_EQ(back.overrides, std::vector<std::string>(nasty.begin(), nasty.end() - 1));
-  EXPECT_EQ(back.env.at("V"), "$HOME;ls");
+  EXPECT_EQ(back.env.at("XLA_FLAGS"), "$HOME;ls");
   EXPECT_EQ(back.ToJson(), p.ToJson());
   auto j = p.ToJson();
   j["passthrough"][0] = "x=1";

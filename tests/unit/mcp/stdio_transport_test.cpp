@@ -107,6 +107,23 @@ TEST_F(StdioTest, TenMegabyteLineWithinTheDefaultLimitIsServed) {
   EXPECT_EQ(out[1]["result"]["content"][0]["text"].get<std::string>().size(), pad.size());
 }
 
+TEST_F(StdioTest, DeeplyNestedArgumentsAndDuplicateKeysAreRefusedAndTheServerLivesOn) {
+  // 150,000 nested arrays in the arguments of a tools/call used to overflow the stack.
+  std::string deep = std::string(150'000, '[') + std::string(150'000, ']');
+  std::string in = std::string(kInit) + "\n" +
+                   R"({"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"sleep_then_echo","arguments":{"text":)" +
+                   deep + "}}}\n" +
+                   R"({"jsonrpc":"2.0","id":"dup","method":"tools/call","params":{"name":"sleep_then_echo","name":"x","arguments":{"text":"a"}}})" +
+                   "\n" + R"({"jsonrpc":"2.0","id":"after","method":"ping"})" + "\n";
+  auto out = Session(server, in);
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[1]["error"]["code"], kParseError);
+  EXPECT_NE(out[1]["error"]["message"].get<std::string>().find("nested deeper than 64"), std::string::npos);
+  EXPECT_EQ(out[2]["error"]["code"], kParseError);
+  EXPECT_NE(out[2]["error"]["message"].get<std::string>().find("duplicate object key \"name\""), std::string::npos);
+  EXPECT_EQ(out[3]["id"], "after");
+}
+
 TEST_F(StdioTest, CancellationReachesARunningTool) {
   std::string in = std::string(kInit) + "\n" +
                    R"({"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"sleep_then_echo","arguments":{"text":"a"}}})" "\n" +

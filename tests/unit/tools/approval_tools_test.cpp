@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <thread>
+#include <unistd.h>
 
 #include "launcher/approval/audit.h"
 #include "launcher/launch/submit.h"
@@ -80,6 +81,10 @@ class ApprovalTools : public ::testing::Test {
   }
   void Rebuild(const std::string& policy_yaml = "ci: {backends: [local], max_nodes: 2, max_steps: 5, cancel: true}") {
     ProductOptions o{ws_};
+    o.in_band_approval = in_band_;
+    o.approval_page_url = "http://127.0.0.1:8765/approvals";
+    o.approval_url_wait = std::chrono::milliseconds(1500);
+    o.approvals.max_pending_per_requester = max_pending_;
     o.approvals.workspace = ws_;
     o.approvals.approvals_dir = ws_ / ".mt" / "approvals";
     o.approvals.audit_log = audit_path_;
@@ -101,8 +106,17 @@ class ApprovalTools : public ::testing::Test {
     auto r = server_->Handle({{"jsonrpc", "2.0"}, {"id", ++id_}, {"method", "tools/call"}, {"params", p}}, env);
     return r ? *r : Json();
   }
+  // Form mode: the client's answer decides (approvals.in_band: form, trusted configs only).
+  void UseFormMode() {
+    in_band_ = InBandApproval::kForm;
+    Rebuild();
+  }
+  InBandApproval in_band_ = InBandApproval::kUrl;   // the shipped default
+  std::size_t max_pending_ = 20;
+
   // A legacy session whose client answers every elicitation with `answer(params)`.
-  Json Legacy(const Json& params, std::function<Json(const Json&)> answer, int* asked = nullptr) {
+  Json Legacy(const Json& params, std::function<Json(const Json&)> answer, int* asked = nullptr,
+              Json elicitation_caps = Json::object()) {
     mcp::LegacySession session("s" + std::to_string(id_));
     CaptureChannel channel;
     mcp::RequestEnv env;
@@ -111,7 +125,7 @@ class ApprovalTools : public ::testing::Test {
     env.channel = &channel;
     env.principal = mcp::Principal{"agent-1", "agent", true};
     server_->Handle({{"jsonrpc", "2.0"}, {"id", ++id_}, {"method", "initialize"},
-                     {"params", {{"protocolVersion", "2025-06-18"}, {"capabilities", {{"elicitation", Json::object()}}},
+                     {"params", {{"protocolVersion", "2025-11-25"}, {"capabilities", {{"elicitation", elicitation_caps}}},
                                  {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}},
                     env);
     std::atomic<bool> done{false};
@@ -206,6 +220,7 @@ TEST_F(ApprovalTools, WithoutElicitationThePlanWaitsForAHumanThenRuns) {
 }
 
 TEST_F(ApprovalTools, LegacyElicitationAcceptSubmits) {
+  UseFormMode();
   int asked = 0;
   Json r = Legacy(Submit(EchoArgs({"legacy"})),
                   [](const Json& p) {
@@ -222,6 +237,7 @@ TEST_F(ApprovalTools, LegacyElicitationAcceptSubmits) {
 }
 
 TEST_F(ApprovalTools, DeclineLeavesItPendingForAHuman) {
+  UseFormMode();
   Json r = Legacy(Submit(EchoArgs()), [](const Json&) { return Json{{"action", "decline"}}; });
   EXPECT_EQ(r["result"]["structuredContent"]["status"], "pending_approval") << r.dump();
   EXPECT_EQ(Audited("elicitation_declined"), 1);
@@ -229,6 +245,7 @@ TEST_F(ApprovalTools, DeclineLeavesItPendingForAHuman) {
 }
 
 TEST_F(ApprovalTools, ModernInputRequiredSubmitsOnceAndStatesCannotBeReplayedOrTampered) {
+  UseFormMode();
   Json caps = {{"elicitation", Json::object()}};
   Json r1 = Modern(Submit(EchoArgs({"modern"})), caps);
   ASSERT_EQ(r1["result"]["resultType"], "input_required") << r1.dump();
@@ -265,6 +282,7 @@ TEST_F(ApprovalTools, ModernInputRequiredSubmitsOnceAndStatesCannotBeReplayedOrT
 TEST_F(ApprovalTools, AReplayedStateAfterARestartMeetsASpentPlan) {
   // With a persistent key (approvals.state_key_file) the state survives a restart; the
   // store still makes the approval single-use.
+  UseFormMode();
   mcp::ServerOptions so;
   so.request_state_key = std::string(32, 'k');
   server_ = std::make_unique<mcp::Server>(mcp::ServerInfo{}, registry_, so);
@@ -284,6 +302,7 @@ TEST_F(ApprovalTools, AReplayedStateAfterARestartMeetsASpentPlan) {
 }
 
 TEST_F(ApprovalTools, AnElicitationAnswerForAnotherPlanIsRefused) {
+  UseFormMode();
   Json other = Modern(Submit(EchoArgs({"other"})))["result"]["structuredContent"];
   Json r = Legacy(Submit(EchoArgs()), [&](const Json&) {
     return Json{{"action", "accept"}, {"content", {{"decision", "approve"}, {"plan", other["plan_id"]}}}};
@@ -463,11 +482,142 @@ TEST_F(ApprovalTools, ConfigCarriesRolesPolicyAndApprovalPaths) {
   EXPECT_EQ(c.approvals_dir, dir_.path() / "state" / "approvals");
   EXPECT_EQ(c.AuditLogPath(), dir_.path() / "ws" / ".mt" / "audit.jsonl");
   EXPECT_EQ(c.approval_ttl_minutes, 5);
-  EXPECT_FALSE(c.approval_in_band);
+  EXPECT_EQ(c.approval_in_band, InBandApproval::kOff);
   ASSERT_NE(c.policy.Find("ci"), nullptr);
   EXPECT_EQ(*c.policy.Find("ci")->max_nodes, 8);
   testing::WriteFile(cfg, "approvals: {stdio_role: root}\n");
   EXPECT_THROW(LoadConfigFile(cfg), std::runtime_error);
+}
+
+// ---- Hardening (issue 14): nothing the agent's own client answers approves by default ----
+
+TEST_F(ApprovalTools, ByDefaultAFormOnlyClientIsNeverAskedAndThePlanWaits) {
+  int asked = 0;
+  Json r = Legacy(Submit(EchoArgs()), [](const Json&) {
+    return Json{{"action", "accept"}, {"content", {{"decision", "approve"}}}};
+  }, &asked);
+  const Json& s = r["result"]["structuredContent"];
+  EXPECT_EQ(s["status"], "pending_approval") << r.dump();
+  EXPECT_EQ(asked, 0);
+  EXPECT_THAT(s["message"].get<std::string>(), HasSubstr("/approvals?plan=" + s["plan_id"].get<std::string>()));
+  EXPECT_EQ(JobDirs(), 0);
+}
+
+TEST_F(ApprovalTools, ByDefaultModernFormAnswersAreNotAskedForAndForgedOnesIgnored) {
+  Json caps = {{"elicitation", Json::object()}};
+  Json s = Modern(Submit(EchoArgs()), caps)["result"];
+  ASSERT_EQ(s["structuredContent"]["status"], "pending_approval") << s.dump();
+  // A forged retry carrying an approving form answer, without any state the server issued.
+  Json forged = Submit(EchoArgs());
+  forged["inputResponses"] = {{"approve_plan", {{"action", "accept"},
+                                                {"content", {{"decision", "approve"}, {"plan", s["structuredContent"]["plan_id"]}}}}}};
+  Json again = Modern(forged, caps)["result"]["structuredContent"];
+  EXPECT_EQ(again["status"], "pending_approval");
+  EXPECT_EQ(Record(s["structuredContent"]["plan_id"]).state, "pending");
+  EXPECT_EQ(JobDirs(), 0);
+}
+
+TEST_F(ApprovalTools, UrlModeSendsThePageAndTheClientsAcceptApprovesNothing) {
+  Json params_seen;
+  Json r = Legacy(Submit(EchoArgs()), [&](const Json& p) {
+    params_seen = p;
+    return Json{{"action", "accept"}, {"content", {{"decision", "approve"}, {"plan", p.value("elicitationId", "")}}}};
+  }, nullptr, Json{{"url", Json::object()}, {"form", Json::object()}});
+  const Json& s = r["result"]["structuredContent"];
+  EXPECT_EQ(s["status"], "pending_approval") << r.dump();
+  EXPECT_EQ(params_seen["mode"], "url");
+  EXPECT_EQ(params_seen["elicitationId"], s["plan_id"]);
+  EXPECT_EQ(params_seen["url"], "http://127.0.0.1:8765/approvals?plan=" + s["plan_id"].get<std::string>());
+  EXPECT_FALSE(params_seen.contains("requestedSchema"));
+  EXPECT_EQ(Audited("url_elicitation_accept"), 1);
+  EXPECT_EQ(Record(s["plan_id"]).state, "pending");
+  EXPECT_EQ(JobDirs(), 0);
+}
+
+TEST_F(ApprovalTools, UrlModeReturnsTheDecisionTheHumanMadeOnThePage) {
+  Json r = Legacy(Submit(EchoArgs({"viapage"})), [&](const Json& p) {
+    // The human, on the page, as an authenticated approver.
+    EXPECT_EQ(Record(p["elicitationId"]).state, "pending");
+    const std::string id = p["elicitationId"];
+    std::thread([this, id] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      approval::PlanRecord rec;
+      Decide(env_, id, Record(id).hash, true, kAlice, "web", "", &rec);
+    }).detach();
+    return Json{{"action", "accept"}};
+  }, nullptr, Json{{"url", Json::object()}});
+  const Json& s = r["result"]["structuredContent"];
+  ASSERT_EQ(s["status"], "submitted") << r.dump();
+  EXPECT_EQ(s["approver"], kAlice.name);
+  EXPECT_EQ(s["via"], "web");
+  EXPECT_TRUE(LogHas(s["job_id"], "ARG<viapage>"));
+}
+
+TEST_F(ApprovalTools, ModernUrlModeRetriesCannotApproveEither) {
+  Json caps = {{"elicitation", {{"url", Json::object()}}}};
+  Json r1 = Modern(Submit(EchoArgs()), caps)["result"];
+  ASSERT_EQ(r1["resultType"], "input_required") << r1.dump();
+  const Json ask = r1["inputRequests"]["approve_plan_url"];
+  EXPECT_EQ(ask["params"]["mode"], "url");
+  EXPECT_FALSE(ask["params"].contains("elicitationId"));   // removed in 2026-07-28
+  const std::string url = ask["params"]["url"];
+  const std::string id = url.substr(url.find("plan=") + 5);
+  Json retry = Submit(EchoArgs());
+  retry["requestState"] = r1["requestState"];
+  retry["inputResponses"] = {{"approve_plan_url", {{"action", "accept"}, {"content", {{"decision", "approve"}}}}},
+                             {"approve_plan", {{"action", "accept"}, {"content", {{"decision", "approve"}, {"plan", id}}}}}};
+  Json r2 = Modern(retry, caps)["result"]["structuredContent"];
+  EXPECT_EQ(r2["status"], "pending_approval") << r2.dump();
+  EXPECT_EQ(Record(id).state, "pending");
+  EXPECT_EQ(JobDirs(), 0);
+}
+
+TEST_F(ApprovalTools, PendingPlansPerRequesterAreCapped) {
+  max_pending_ = 3;
+  Rebuild();
+  for (int i = 0; i < 3; ++i)
+    ASSERT_EQ(Modern(Submit(EchoArgs({"n" + std::to_string(i)})))["result"]["structuredContent"]["status"], "pending_approval");
+  Json fourth = Modern(Submit(EchoArgs({"n3"})))["result"];
+  EXPECT_TRUE(fourth.value("isError", false)) << fourth.dump();
+  EXPECT_THAT(fourth["content"][0]["text"].get<std::string>(), HasSubstr("already has 3 plans waiting"));
+  EXPECT_EQ(Audited("refused", "already has 3 plans"), 1);
+  // Another requester is not affected.
+  EXPECT_EQ(Modern(Submit(EchoArgs()), Json::object(), "agent-2")["result"]["structuredContent"]["status"], "pending_approval");
+}
+
+TEST_F(ApprovalTools, InBandModesParseAndPrivilegedSettingsNeedAnOperatorFile) {
+  const fs::path dir = dir_.path() / "etc";
+  fs::create_directories(dir);
+  fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                           fs::perms::others_exec);
+  const fs::path cfg = dir / "mt.yaml";
+  for (auto [text, mode] : std::vector<std::pair<std::string, InBandApproval>>{
+           {"url", InBandApproval::kUrl}, {"true", InBandApproval::kUrl}, {"form", InBandApproval::kForm},
+           {"off", InBandApproval::kOff}, {"false", InBandApproval::kOff}}) {
+    testing::WriteFile(cfg, "approvals: {in_band: " + text + "}\n");
+    EXPECT_EQ(LoadConfigFile(cfg).approval_in_band, mode) << text;
+  }
+  testing::WriteFile(cfg, "approvals: {in_band: maybe}\n");
+  EXPECT_THROW(LoadConfigFile(cfg), std::runtime_error);
+
+  // Nothing privileged: any file will do.
+  testing::WriteFile(cfg, "approvals: {stdio_role: agent, in_band: url}\n");
+  fs::permissions(cfg, fs::perms::all);
+  EXPECT_EQ(CheckPrivilegedSettings(LoadConfigFile(cfg)), "");
+  // A world-writable file granting the ci role: refused, naming the file, setting and mode.
+  testing::WriteFile(cfg, "approvals: {stdio_role: ci, in_band: form}\n");
+  fs::permissions(cfg, fs::perms::all);
+  std::string why = CheckPrivilegedSettings(LoadConfigFile(cfg));
+  EXPECT_THAT(why, HasSubstr(cfg.string()));
+  EXPECT_THAT(why, HasSubstr("approvals.stdio_role: ci"));
+  EXPECT_THAT(why, HasSubstr("approvals.in_band: form"));
+  EXPECT_THAT(why, HasSubstr("mode 0777"));
+  // Mode 0644 in a 0755 directory: fine for root (the operator); for any other user the
+  // file is its own, so it could have been written by an agent running as that user.
+  fs::permissions(cfg, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+  why = CheckPrivilegedSettings(LoadConfigFile(cfg));
+  if (geteuid() == 0) EXPECT_EQ(why, "");
+  else EXPECT_THAT(why, HasSubstr("owned by the server's own user"));
 }
 
 }  // namespace
