@@ -124,8 +124,9 @@ mcp::ToolResult UrlApproval(const GateOptions& g, approval::PlanRecord& rec, con
   AuditEvent(g.env, "url_elicitation_" + (action.empty() ? std::string("unanswered") : action), rec.id, caller,
              {{"url", PageLink(g, rec)}});
   if (action != "accept") return View(rec, PendingMessage(g, rec));
-  // The user agreed to open the page. Wait for the human's decision there (bounded; a client
-  // that cancels ends the wait), then answer with the plan's state, whatever it is.
+  // The user agreed to open the page. Wait for the human's decision there (bounded, and
+  // shorter than common client request timeouts, 60 s in the TypeScript SDK; a client that
+  // cancels ends the wait), then answer with the plan's state, whatever it is.
   const auto until = std::chrono::steady_clock::now() + g.url_wait;
   approval::PlanRecord now = rec;
   while (now.state == "pending" && !ctx.cancelled() && std::chrono::steady_clock::now() < until) {

@@ -27,7 +27,7 @@ struct GateOptions {
   ApprovalEnv env;
   InBandApproval in_band = InBandApproval::kUrl;   // tools/config.h
   std::string page_url;                            // the /approvals page (URL mode); empty: none known
-  std::chrono::milliseconds url_wait{std::chrono::minutes(5)};   // how long a URL-mode call waits for the human
+  std::chrono::milliseconds url_wait{std::chrono::seconds(45)};   // how long a URL-mode call waits for the human
 };
 
 // Builds the plan of a fresh request into `rec` (kind, plan, hash, summary) and, for role

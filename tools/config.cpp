@@ -46,6 +46,13 @@ Config LoadConfigFile(const std::filesystem::path& path) {
       c.allowed_origins = StringList(http["allowed_origins"], "http.allowed_origins");
       c.allowed_hosts = StringList(http["allowed_hosts"], "http.allowed_hosts");
       if (auto m = http["max_body_bytes"]) c.max_body_bytes = m.as<size_t>();
+      if (auto v = http["header_timeout_seconds"]) c.header_timeout_seconds = v.as<int>();
+      if (auto v = http["body_timeout_seconds"]) c.body_timeout_seconds = v.as<int>();
+      if (auto v = http["idle_timeout_seconds"]) c.idle_timeout_seconds = v.as<int>();
+      if (auto v = http["max_connections_per_client"]) c.max_connections_per_client = v.as<size_t>();
+      for (int t : {c.header_timeout_seconds, c.body_timeout_seconds, c.idle_timeout_seconds})
+        if (t < 1 || t > 3600) throw std::runtime_error("http timeouts must be 1..3600 seconds");
+      if (c.max_connections_per_client < 1) throw std::runtime_error("http.max_connections_per_client must be at least 1");
     }
     if (auto tokens = root["tokens"]) {
       if (!tokens.IsSequence()) throw std::runtime_error("tokens must be a list");
@@ -84,6 +91,9 @@ Config LoadConfigFile(const std::filesystem::path& path) {
           c.approval_page_url.rfind("https://", 0) != 0)
         throw std::runtime_error("approvals.page_url must be an http:// or https:// URL of mt serve's /approvals page");
       if (auto m = a["max_pending_per_requester"]) c.max_pending_per_requester = m.as<std::size_t>();
+      if (auto w = a["url_wait_seconds"]) c.approval_url_wait_seconds = w.as<int>();
+      if (c.approval_url_wait_seconds < 0 || c.approval_url_wait_seconds > 600)
+        throw std::runtime_error("approvals.url_wait_seconds must be 0..600");
     }
     c.policy = launch::approval::PolicyFromYaml(root["policy"]);
   } catch (const YAML::Exception& e) {

@@ -35,6 +35,9 @@ struct Config {
   std::vector<std::string> allowed_origins;    // besides loopback origins
   std::vector<std::string> allowed_hosts;      // besides loopback host names
   std::size_t max_body_bytes = 4 * 1024 * 1024;
+  // Per-connection limits of the HTTP server (mcp/http_guard.h; defaults there).
+  int header_timeout_seconds = 10, body_timeout_seconds = 60, idle_timeout_seconds = 30;
+  std::size_t max_connections_per_client = 64;
   std::filesystem::path source;                // the file it came from, if any
 
   // The approval gate (docs/approvals.md). Empty paths default under the workspace:
@@ -44,6 +47,7 @@ struct Config {
   int approval_ttl_minutes = 15;
   InBandApproval approval_in_band = InBandApproval::kUrl;
   std::string approval_page_url;               // the /approvals page a stdio server links to (URL mode)
+  int approval_url_wait_seconds = 45;          // URL mode: how long a call waits for the human (< client timeouts)
   std::size_t max_pending_per_requester = 20;  // pending plans one requester may have; 0 = no cap
   std::filesystem::path state_key_file;        // requestState HMAC key (32+ bytes); empty = random per process
   launch::approval::Policy policy;

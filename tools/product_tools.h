@@ -19,7 +19,7 @@ struct ProductOptions {
   ApprovalEnv approvals = {};
   InBandApproval in_band_approval = InBandApproval::kUrl;
   std::string approval_page_url = {};
-  std::chrono::milliseconds approval_url_wait{std::chrono::minutes(5)};   // URL mode: wait for the human
+  std::chrono::milliseconds approval_url_wait{std::chrono::seconds(45)};   // URL mode: wait for the human
 };
 
 void RegisterProductTools(mcp::Registry& registry, const ProductOptions& options);

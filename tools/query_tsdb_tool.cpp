@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include "tools/query_tsdb_tool.h"
 
 #include <chrono>
@@ -103,22 +104,38 @@ Json OutputSchema() {
               {"additionalProperties", false}};
 }
 
+// Times outside this window are refused rather than passed on: 1e308 s would overflow the
+// time arithmetic downstream (year −292277022657 in an answer) and no training job's TSDB
+// holds data before 2000 or after 2100.
+constexpr double kEarliestTime = 946684800;    // 2000-01-01T00:00:00Z
+constexpr double kLatestTime = 4102444800;     // 2100-01-01T00:00:00Z
+
 std::optional<double> ParseTime(const Json& args, const char* key) {
   if (!args.contains(key)) return std::nullopt;
   const Json& v = args[key];
+  double t = 0;
+  std::string shown;
   if (v.is_number()) {
-    double s = v.get<double>();
-    if (s > 1e11) s /= 1000;   // milliseconds
-    return s;
+    t = v.get<double>();
+    shown = v.dump();
+    if (t > 1e11) t /= 1000;   // milliseconds
+  } else {
+    shown = v.get<std::string>();
+    if (!shown.empty() && shown.find_first_not_of("0123456789.") == std::string::npos) {
+      char* end = nullptr;
+      t = std::strtod(shown.c_str(), &end);   // no exception on overflow: HUGE_VAL is refused below
+      if (*end != '\0') throw std::invalid_argument(std::string(key) + ": '" + shown + "' is not a number of Unix seconds");
+      if (t > 1e11) t /= 1000;
+    } else {
+      auto iso = ParseIso8601(shown);
+      if (!iso) throw std::invalid_argument(std::string(key) + ": '" + shown + "' is not an ISO-8601 time or Unix seconds");
+      t = static_cast<double>(*iso);
+    }
   }
-  std::string s = v.get<std::string>();
-  if (!s.empty() && s.find_first_not_of("0123456789.") == std::string::npos) {
-    double x = std::stod(s);
-    return x > 1e11 ? x / 1000 : x;
-  }
-  auto t = ParseIso8601(s);
-  if (!t) throw std::invalid_argument(std::string(key) + ": '" + s + "' is not an ISO-8601 time or Unix seconds");
-  return static_cast<double>(*t);
+  if (!(t >= kEarliestTime && t <= kLatestTime))
+    throw std::invalid_argument(std::string(key) + ": " + shown.substr(0, 40) +
+                                " is outside 2000-01-01..2100-01-01 (give ISO-8601 or Unix seconds)");
+  return t;
 }
 
 // Bounds the answer: drops detail in a fixed order until it fits, and says what went.
@@ -171,6 +188,8 @@ void Bound(Json& out, size_t max_tokens) {
 Json QueryTsdbStructured(const JobFiles& job, const Json& args, TsdbManager& manager, mcp::CallContext* call,
                          Json* stats) {
   const std::string mode = args.at("mode").get<std::string>();
+  // Bad times are the caller's mistake: say so before any TSDB work (and whatever the job).
+  for (const char* key : {"start", "end", "time"}) ParseTime(args, key);
   if (job.dir.empty()) throw std::invalid_argument("job " + job.id + " has no job directory, so no TSDB");
   const auto tsdb_dir = job.dir / "prometheus";
   TsdbLayout layout = ReadTsdbLayout(tsdb_dir);

@@ -8,9 +8,14 @@
 //                  client's elicitation handler approves, the SDK retries with the state
 //   v1-decline     v1 client that declares elicitation and declines
 //   no-elicit      v1 client without the elicitation capability
+//   v1-url         v1 client that declares URL-mode elicitation and accepts every request
+//                  (it "opens the page") without anyone deciding there
+//   v1-url-human   like v1-url, but a human acts on the plan first: `--human "CMD"` is run
+//                  with the plan id appended (e.g. "mt approve --yes --workspace WS")
 // The server process inherits this process's environment (SLURM_CONF, MT_JOB_BIN, …).
 // Prints the tool's structuredContent as one JSON line (plus `asked`: how many forms the
 // client was shown) and exits 0; exits 1 on a protocol failure or a tool error.
+import { execFileSync } from 'node:child_process';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -31,6 +36,8 @@ const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : 
 const mode = opt('--mode', 'v1-accept');
 const tool = opt('--tool', 'submit_job');
 const toolArgs = JSON.parse(opt('--args', '{}'));
+const human = opt('--human');
+let urls = [];
 
 let asked = 0;
 const answer = async (request) => {
@@ -38,11 +45,20 @@ const answer = async (request) => {
   const params = request.params ?? request;
   const plan = params.requestedSchema?.properties?.plan?.default;
   if (mode === 'v1-decline') return { action: 'decline' };
+  if (params.mode === 'url') {
+    urls.push(params.url);
+    if (mode === 'v1-url-human') {
+      const [cmd, ...cargs] = human.split(' ');
+      execFileSync(cmd, [...cargs, params.elicitationId], { stdio: ['ignore', 'ignore', 'inherit'] });
+    }
+    return { action: 'accept' };
+  }
   return { action: 'accept', content: { decision: 'approve', plan } };
 };
 
 const elicits = mode !== 'no-elicit';
-const caps = { capabilities: elicits ? { elicitation: {} } : {} };
+const urlMode = mode.startsWith('v1-url');
+const caps = { capabilities: elicits ? { elicitation: urlMode ? { form: {}, url: {} } : {} } : {} };
 let client, transport;
 if (mode === 'modern-accept') {
   client = new ClientV2({ name: 'mt-approval-v2', version: '1.0.0' }, { ...caps, versionNegotiation: { mode: { pin: '2026-07-28' } } });
@@ -67,7 +83,7 @@ try {
     process.exitCode = 1;
   } else {
     const era = mode === 'modern-accept' ? client.getProtocolEra() : 'legacy';
-    console.log(JSON.stringify({ ...result.structuredContent, asked, era }));
+    console.log(JSON.stringify({ ...result.structuredContent, asked, era, urls }));
   }
 } catch (e) {
   console.log(JSON.stringify({ protocolError: String(e?.message ?? e), asked }));

@@ -83,6 +83,7 @@ int RunServe(const std::vector<std::string>& args) {
   product.approvals = ApprovalEnvFrom(config);
   product.in_band_approval = config.approval_in_band;
   product.approval_page_url = config.approval_page_url;
+  product.approval_url_wait = std::chrono::seconds(config.approval_url_wait_seconds);
   mcp::ServerOptions server_opts;
   if (!config.state_key_file.empty()) {
     // A shared key lets a 2026-07-28 requestState survive a restart (and several servers).
@@ -121,6 +122,10 @@ int RunServe(const std::vector<std::string>& args) {
     opts.allowed_hosts = config.allowed_hosts;
     if (!IsLoopback(opts.host)) opts.allowed_hosts.push_back(opts.host);
     opts.max_body_bytes = config.max_body_bytes;
+    opts.connections.header_timeout = std::chrono::seconds(config.header_timeout_seconds);
+    opts.connections.body_timeout = std::chrono::seconds(config.body_timeout_seconds);
+    opts.connections.idle_timeout = std::chrono::seconds(config.idle_timeout_seconds);
+    opts.connections.max_per_client = config.max_connections_per_client;
     if (!config.tokens.empty()) {
       auto tokens = config.tokens;
       opts.authenticate = [tokens](const std::string& secret) -> std::optional<mcp::Principal> {

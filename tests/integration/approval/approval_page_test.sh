@@ -6,8 +6,10 @@
 #   - a logged-in approver's POST with a wrong CSRF token or a changed plan hash is refused;
 #   - Chromium logs in with the approver token, presses Approve, and the page shows the
 #     plan submitted with its job id; the (local backend) job then completes;
-# agents over HTTP (SDK clients with an agent token) get the same in-band approval as on stdio;
-# and every refusal is in the audit log.
+# agents over HTTP (SDK clients with an agent token): with the shipped default (URL mode) a
+# client that answers forms is never asked and nothing runs, a URL-capable client is sent to
+# this page and its own "accept" approves nothing, and the job runs once a human approves on
+# the page; and every refusal is in the audit log.
 # Usage: approval_page_test.sh MT NODE_DIR
 set -uo pipefail
 MT=${1:?mt}; NODE_DIR=${2:?tests/node}
@@ -31,6 +33,7 @@ tokens:
   - {name: bot, sha256: $(sha "$BOT"), role: agent}
 approvals:
   stdio_role: agent
+  url_wait_seconds: 3
 YAML
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$MT" serve --http 127.0.0.1:$PORT --config mt.yaml 2>server.log &
@@ -65,14 +68,23 @@ CSRF=$(grep -o 'name=csrf value="[0-9a-f]*"' body.html | head -1 | sed 's/.*valu
 [ "$(code -b jar -d "id=$P&hash=$(flip "$H")&decision=approve&csrf=$CSRF" "$BASE/approvals/decide")" = 303 ] || fail "changed hash"
 "$MT" approvals --workspace "$WS" --json | grep -q "\"plan_id\":\"$P\"" || fail "plan no longer pending after the attacks"
 
-# Over HTTP with the agent's token: in-band approval on the POST's SSE stream (legacy era)
-# and through input_required (2026-07-28); the plans are requested by "bot", role agent.
+# Over HTTP with the agent's token (the shipped default, URL mode). Clients that answer forms
+# with "approve" (legacy SSE elicitation, 2026-07-28 input_required) are never asked.
+hargs() { echo "{\"model\":\"llama2-70b\",\"backend\":\"local\",\"passthrough\":[\"steps=2\",\"_env_SIM_STEP_SECONDS=0.1\",\"tag=$1\"]}"; }
 for mode in v1-accept modern-accept; do
-  H1=$(node "$NODE_DIR/approval_clients.mjs" --http "$BASE/mcp" --token "$BOT" --mode $mode \
-       --args "{\"model\":\"llama2-70b\",\"backend\":\"local\",\"passthrough\":[\"steps=2\",\"_env_SIM_STEP_SECONDS=0.1\",\"tag=$mode\"]}") || fail "http $mode: $H1"
-  [ "$(echo "$H1" | field status)" = submitted ] && [ "$(echo "$H1" | field requester)" = bot ] && [ "$(echo "$H1" | field requester_role)" = agent ] || fail "http $mode: $H1"
-  echo "http $mode: submitted $(echo "$H1" | field job_id) via $(echo "$H1" | field via)"
+  H1=$(node "$NODE_DIR/approval_clients.mjs" --http "$BASE/mcp" --token "$BOT" --mode $mode --args "$(hargs $mode)") || fail "http $mode: $H1"
+  [ "$(echo "$H1" | field status)" = pending_approval ] && [ "$(echo "$H1" | field asked)" = 0 ] && [ "$(echo "$H1" | field requester)" = bot ] || fail "http $mode: $H1"
+  echo "http $mode (form answers): pending_approval, not asked"
 done
+# A URL-capable client is sent to this server's page; accepting approves nothing.
+H2=$(node "$NODE_DIR/approval_clients.mjs" --http "$BASE/mcp" --token "$BOT" --mode v1-url --args "$(hargs url-only)") || fail "http url: $H2"
+[ "$(echo "$H2" | field status)" = pending_approval ] && [ "$(echo "$H2" | field asked)" = 1 ] || fail "http url: $H2"
+echo "$H2" | grep -q "\"$BASE/approvals?plan=$(echo "$H2" | field plan_id)\"" || fail "url mode did not send this page: $H2"
+# ...and when the human approves there (logged in with the approver token), the call answers submitted.
+H3=$(node "$NODE_DIR/approval_clients.mjs" --http "$BASE/mcp" --token "$BOT" --mode v1-url-human \
+     --human "bash $(dirname "$0")/approve_on_page.sh $BASE $ALICE" --args "$(hargs url-human)") || fail "http url-human: $H3"
+[ "$(echo "$H3" | field status)" = submitted ] && [ "$(echo "$H3" | field approver)" = alice ] && [ "$(echo "$H3" | field via)" = web ] || fail "http url-human: $H3"
+echo "http url mode: the human approved on the page; submitted $(echo "$H3" | field job_id) by alice via web"
 
 # The human, in a real browser.
 OUT=$("$NODE22" "$NODE_DIR/approval_page_chromium.mjs" --base "$BASE" --token "$ALICE" --plan "$P") || fail "chromium exited $?: $OUT"

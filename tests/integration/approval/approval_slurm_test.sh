@@ -29,11 +29,20 @@ eval "$(SLURM_TEST_AUTH=none SLURM_CTL_PORT=$CTL SLURM_D_PORT=$D SLURM_SCHED=sch
 export SLURM_CONF MT_SLURM_PACK_TASKS=1 MT_PROLOG_CHECK_S=1
 WS=$T/ws; mkdir -p "$WS"
 CFG=$T/mt.yaml
+# Form mode (the client's answer approves): single-user local setups only, so it must be
+# chosen in an operator-owned file (root-owned here, mode 644 in a 755 directory).
 cat > "$CFG" <<YAML
 workspace: $WS
 approvals:
   stdio_role: agent
+  in_band: form
 YAML
+# The shipped default: URL mode (no page known to a stdio server here: out of band only),
+# and URL mode pointing at a page, where the human decides.
+DEFCFG=$T/default.yaml
+printf 'workspace: %s\n' "$WS" > "$DEFCFG"
+URLCFG=$T/url.yaml
+printf 'workspace: %s\napprovals: {page_url: "http://127.0.0.1:9/approvals", url_wait_seconds: 2}\n' "$WS" > "$URLCFG"
 cd "$T"
 AUDIT=$WS/.mt/audit.jsonl
 
@@ -50,6 +59,20 @@ client() {  # MODE ARGS_JSON → one JSON line
   MT_ROLE=approver node "$NODE_DIR/approval_clients.mjs" --stdio "$MT serve --config $CFG" --mode "$1" --args "$2"
 }
 ARGS() { echo "{\"model\":\"llama2-70b\",\"backend\":\"slurm\",\"nodes\":1,\"passthrough\":[\"steps=3\",\"_env_SIM_STEP_SECONDS=0.1\",\"_env_SIM_STARTUP_SECONDS=0.2\",\"tag=$1\"]}"; }
+
+# 0. the shipped default: an agent whose client answers every form with "approve" (legacy
+#    elicitation or 2026-07-28 input_required) is never asked, and nothing runs
+dclient() { node "$NODE_DIR/approval_clients.mjs" --stdio "$MT serve --config $DEFCFG" --mode "$1" --args "$2"; }
+R0=$(dclient v1-accept "$(ARGS default-v1)") || fail "default v1: $R0"
+[ "$(echo "$R0" | field status)" = pending_approval ] && [ "$(echo "$R0" | field asked)" = 0 ] || fail "default config, v1 form client: $R0"
+R0b=$(dclient modern-accept "$(ARGS default-v2)") || fail "default v2: $R0b"
+[ "$(echo "$R0b" | field status)" = pending_approval ] && [ "$(echo "$R0b" | field asked)" = 0 ] || fail "default config, v2 form client: $R0b"
+echo "default config: both form-answering clients got pending_approval without being asked"
+# A config granting itself form mode or the ci role from a file others may write: refused.
+EVIL=$T/evil; mkdir -p "$EVIL"; chmod 777 "$EVIL"
+printf 'workspace: %s\napprovals: {stdio_role: ci, in_band: form}\npolicy: {ci: {max_nodes: 4096}}\n' "$WS" > "$EVIL/mt.yaml"
+echo '{}' | "$MT" serve --config "$EVIL/mt.yaml" 2>err.txt && fail "mt serve accepted a world-writable directory's config granting ci"
+grep -q "only an operator-controlled file may set" err.txt || fail "privileged config: $(cat err.txt)"
 
 # 1. legacy era: a real elicitation/create during the call, answered "approve"
 R1=$(client v1-accept "$(ARGS legacy)") || fail "v1 client: $R1"
@@ -120,22 +143,34 @@ wait_state "$J6" CANCELLED
 X=$(node "$NODE_DIR/approval_clients.mjs" --stdio "$MT serve --config $CFG" --mode v1-accept --tool cancel_job --args '{"job":"999999"}')
 echo "$X" | grep -q '"isError":true' || fail "cancel of a job not in the workspace: $X"
 
+# 7. URL mode: the client is sent to the approval page; its own "accept" approves nothing,
+#    and the human's decision made outside the client is what runs the job
+uclient() { node "$NODE_DIR/approval_clients.mjs" --stdio "$MT serve --config $URLCFG" --mode "$@"; }
+R7a=$(uclient v1-url --args "$(ARGS url-agent-only)") || fail "url client: $R7a"
+[ "$(echo "$R7a" | field status)" = pending_approval ] && [ "$(echo "$R7a" | field asked)" = 1 ] || fail "url mode, agent accept: $R7a"
+echo "$R7a" | grep -q 'http://127.0.0.1:9/approvals?plan=' || fail "url mode did not send the page: $R7a"
+R7=$(uclient v1-url-human --human "$MT approve --yes --workspace $WS" --args "$(ARGS url-human)") || fail "url human: $R7"
+echo "url mode: $R7"
+[ "$(echo "$R7" | field status)" = submitted ] && [ "$(echo "$R7" | field via)" = terminal ] || fail "url mode with a human: $R7"
+J7=$(echo "$R7" | field job_id)
+
 # The approved jobs run to completion on Slurm (MT_ROLE=approver in the client's
 # environment changed nothing: the stdio role comes from mt.yaml).
-for j in "$J1" "$J2" "$J3" "$J5"; do [[ "$j" =~ ^[0-9]+$ ]] || fail "not a Slurm job id: '$j'"; done
-for j in "$J1" "$J2" "$J3" "$J5"; do wait_state "$j" COMPLETED; done
-for j in "$J1" "$J2" "$J3" "$J5"; do
+for j in "$J1" "$J2" "$J3" "$J5" "$J7"; do [[ "$j" =~ ^[0-9]+$ ]] || fail "not a Slurm job id: '$j'"; done
+for j in "$J1" "$J2" "$J3" "$J5" "$J7"; do wait_state "$j" COMPLETED; done
+for j in "$J1" "$J2" "$J3" "$J5" "$J7"; do
   L=$(ls "$WS/$j"-JAX-llama2-70b-*.log) || fail "no log for $j"
   grep -q "^0: completed step: 2," "$L" || fail "job $j did not train: $L"
 done
-[ "$(ls -d "$WS"/[0-9]*-JAX-*/ | wc -l)" = 5 ] || fail "expected exactly 5 job dirs: $(ls "$WS")"
+[ "$(ls -d "$WS"/[0-9]*-JAX-*/ | wc -l)" = 6 ] || fail "expected exactly 6 job dirs: $(ls "$WS")"
 
 # The audit log: every decision and refusal, one JSON object per line.
 python3 - "$AUDIT" "$P3" "$P4" <<'PY' || fail "audit log"
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 ev = lambda e, **kw: [l for l in lines if l["event"] == e and all(l.get(k) == v for k, v in kw.items())]
-assert len(ev("submitted")) == 5, [l["event"] for l in lines]
+assert len(ev("submitted")) == 6, [l["event"] for l in lines]
+assert len(ev("url_elicitation_accept")) == 2, ev("url_elicitation_accept")
 assert len(ev("cancelled")) == 1 and len(ev("approved", via="policy", actor="policy.ci")) == 1
 assert len(ev("denied", actor="policy.ci")) == 1
 assert len(ev("approved", plan_id=sys.argv[2], via="terminal")) == 1
