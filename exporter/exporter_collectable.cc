@@ -101,6 +101,18 @@ std::vector<prometheus::MetricFamily> ExporterCollectable::Collect() const {
                  p.last_exit);
       self.Gauge("mt_exporter_plugin_disabled", "1 once the plugin exited 99 (disabled for the exporter's life).",
                  l, p.disabled ? 1.0 : 0.0);
+      self.Counter("mt_exporter_plugin_dropped_bytes_total",
+                   "Plugin stdout bytes dropped over the per-run limit (--plugin-max-bytes).", l,
+                   static_cast<double>(p.dropped_bytes));
+      self.Counter("mt_exporter_plugin_dropped_series_total",
+                   "Plugin samples dropped over the per-run series limit (--plugin-max-series).", l,
+                   static_cast<double>(p.dropped_series));
+      self.Counter("mt_exporter_plugin_stderr_dropped_bytes_total",
+                   "Plugin stderr bytes not logged, over the per-run limit (--plugin-max-stderr).", l,
+                   static_cast<double>(p.stderr_dropped_bytes));
+      self.Counter("mt_exporter_plugin_escaped_killed_total",
+                   "Processes the plugin left running outside its process group (setsid), killed after its run.", l,
+                   static_cast<double>(p.escaped_killed));
       self.Gauge("mt_exporter_plugin_conflicting_samples",
                  "Plugin samples left out of this scrape: same series as another source, or a type clash.", l,
                  static_cast<double>(dropped));

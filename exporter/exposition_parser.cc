@@ -277,8 +277,13 @@ bool ParseExpositionLine(std::string_view line, ExpositionLine* out, std::string
   return true;
 }
 
-ParsedExposition ParseExposition(std::string_view text) {
+ParsedExposition ParseExposition(std::string_view text, size_t max_series) {
   ParsedExposition result;
+  size_t kept_series = 0;
+  auto error = [&result](size_t line, std::string reason) {
+    ++result.error_count;
+    if (result.errors.size() < kMaxErrorDetails) result.errors.push_back({line, std::move(reason)});
+  };
   struct FamilyState {
     size_t index = 0;
     bool typed = false;
@@ -297,13 +302,15 @@ ParsedExposition ParseExposition(std::string_view text) {
     }
     return false;
   };
-  auto family = [&](const std::string& name) -> FamilyState& {
+  // A new family only while under the cap (null: over it).
+  auto family = [&](const std::string& name) -> FamilyState* {
     auto it = families.find(name);
-    if (it != families.end()) return it->second;
+    if (it != families.end()) return &it->second;
+    if (families.size() >= max_series) return nullptr;
     result.families.push_back(prometheus::MetricFamily{name, "", prometheus::MetricType::Untyped, {}});
     FamilyState st;
     st.index = result.families.size() - 1;
-    return families.emplace(name, std::move(st)).first->second;
+    return &families.emplace(name, std::move(st)).first->second;
   };
 
   size_t line_no = 0;
@@ -316,9 +323,9 @@ ParsedExposition ParseExposition(std::string_view text) {
     ++line_no;
     if (nl == text.size() && line.empty()) break;
     ExpositionLine parsed;
-    std::string error;
-    if (!ParseExpositionLine(line, &parsed, &error)) {
-      result.errors.push_back({line_no, error});
+    std::string reason;
+    if (!ParseExpositionLine(line, &parsed, &reason)) {
+      error(line_no, std::move(reason));
       continue;
     }
     switch (parsed.kind) {
@@ -326,14 +333,16 @@ ParsedExposition ParseExposition(std::string_view text) {
       case LineKind::kComment:
         break;
       case LineKind::kHelp: {
-        FamilyState& st = family(parsed.name);
-        result.families[st.index].help = parsed.text;
+        FamilyState* st = family(parsed.name);
+        if (st != nullptr) result.families[st->index].help = parsed.text;
         break;
       }
       case LineKind::kType: {
-        FamilyState& st = family(parsed.name);
+        FamilyState* fst = family(parsed.name);
+        if (fst == nullptr) break;  // over the cap: its samples are counted when they come
+        FamilyState& st = *fst;
         if (st.typed || st.has_samples) {
-          result.errors.push_back({line_no, "TYPE for '" + parsed.name + "' after its samples or a previous TYPE"});
+          error(line_no, "TYPE for '" + parsed.name + "' after its samples or a previous TYPE");
           break;
         }
         st.typed = true;
@@ -343,26 +352,32 @@ ParsedExposition ParseExposition(std::string_view text) {
         else if (parsed.text == "untyped") f.type = prometheus::MetricType::Untyped;
         else {
           st.rejected = true;
-          result.errors.push_back({line_no, parsed.text + " family '" + parsed.name + "' is not supported"});
+          error(line_no, parsed.text + " family '" + parsed.name + "' is not supported");
         }
         break;
       }
       case LineKind::kSample: {
         if (OfRejectedFamily(parsed.name, families)) {
-          result.errors.push_back({line_no, "sample of unsupported family '" + parsed.name + "'"});
+          error(line_no, "sample of unsupported family '" + parsed.name + "'");
           break;
         }
-        FamilyState& st = family(parsed.name);
+        FamilyState* fst = kept_series < max_series ? family(parsed.name) : nullptr;
+        if (fst == nullptr) {
+          ++result.series_dropped;
+          break;
+        }
+        FamilyState& st = *fst;
         if (st.rejected) {
-          result.errors.push_back({line_no, "sample of unsupported family '" + parsed.name + "'"});
+          error(line_no, "sample of unsupported family '" + parsed.name + "'");
           break;
         }
         auto key = parsed.sample.labels;
         std::sort(key.begin(), key.end());
         if (!st.series.insert(key).second) {
-          result.errors.push_back({line_no, "duplicate series for '" + parsed.name + "'"});
+          error(line_no, "duplicate series for '" + parsed.name + "'");
           break;
         }
+        ++kept_series;
         st.has_samples = true;
         auto& f = result.families[st.index];
         prometheus::ClientMetric m;

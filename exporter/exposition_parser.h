@@ -8,6 +8,7 @@
 // the plugin contract only produces counters and gauges).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -47,11 +48,17 @@ struct ExpositionError {
 
 struct ParsedExposition {
   std::vector<prometheus::MetricFamily> families;
-  std::vector<ExpositionError> errors;  // one per dropped line
+  std::vector<ExpositionError> errors;  // the first kMaxErrorDetails dropped lines
+  size_t error_count = 0;               // every invalid (dropped) line
+  size_t series_dropped = 0;            // valid samples left out because of max_series
 };
 
+inline constexpr size_t kMaxErrorDetails = 100;
+
 // Parses a whole text; families are merged by name (a sample without a TYPE line makes
-// an untyped family), duplicate series are dropped as errors.
-ParsedExposition ParseExposition(std::string_view text);
+// an untyped family), duplicate series are dropped as errors. At most `max_series`
+// samples are kept (and at most that many families are created): further valid samples
+// are counted in series_dropped, so memory stays proportional to the cap.
+ParsedExposition ParseExposition(std::string_view text, size_t max_series = SIZE_MAX);
 
 }  // namespace mt::exporter

@@ -8,10 +8,9 @@
 #include <string>
 #include <vector>
 
-#include <prometheus/exposer.h>
-
 #include "exporter/collectors.h"
 #include "exporter/exporter_collectable.h"
+#include "exporter/http_server.h"
 #include "exporter/log.h"
 #include "exporter/options.h"
 #include "exporter/plugin_runner.h"
@@ -43,7 +42,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "mt-exporter: --root %s is not a directory\n", o.root.c_str());
     return 2;
   }
-  if (!OpenLog(o.log_file)) {
+  if (!OpenLog(o.log_file, o.log_max_bytes)) {
     std::fprintf(stderr, "mt-exporter: cannot open --log %s\n", o.log_file.c_str());
     return 2;
   }
@@ -67,33 +66,32 @@ int main(int argc, char** argv) {
     po.dirs = o.plugin_dirs;
     po.host = o.host;
     po.interval = std::chrono::milliseconds(static_cast<long long>(o.interval_seconds * 1000));
+    po.max_output_bytes = static_cast<size_t>(o.plugin_max_bytes);
+    po.max_series = static_cast<size_t>(o.plugin_max_series);
+    po.max_stderr_bytes = static_cast<size_t>(o.plugin_max_stderr);
     plugins = std::make_unique<PluginRunner>(po);
   }
   auto collectable = std::make_shared<ExporterCollectable>(o.host, BuildCollectors(o, fs), plugins.get());
 
-  std::unique_ptr<prometheus::Exposer> exposer;
-  try {
-    // Keep-alive lets Prometheus reuse its connection between scrapes (no TCP setup per
-    // scrape). civetweb holds a worker thread per open connection, hence 4 workers: room
-    // for two scrapers keeping connections open plus ad-hoc curls.
-    exposer = std::make_unique<prometheus::Exposer>(std::vector<std::string>{
-        "listening_ports", o.listen, "num_threads", "4", "enable_keep_alive", "yes",
-        "keep_alive_timeout_ms", "30000", "tcp_nodelay", "1"});
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "mt-exporter: cannot listen on %s: %s\n", o.listen.c_str(), e.what());
+  // An event loop owns the connections and two workers run the scrapes, so idle or slow
+  // clients cost a descriptor, never a scrape (see exporter/http_server.h for the limits).
+  HttpServerOptions ho;
+  ho.listen = o.listen;
+  HttpServer server(ho, [collectable] { return collectable->Collect(); });
+  std::string listen_error;
+  if (!server.Start(&listen_error)) {
+    std::fprintf(stderr, "mt-exporter: cannot listen on %s: %s\n", o.listen.c_str(), listen_error.c_str());
     return 1;
   }
-  exposer->RegisterCollectable(collectable);
   if (plugins) plugins->Start();
-  auto ports = exposer->GetListeningPorts();
   std::string addr = o.listen.substr(0, o.listen.rfind(':'));
-  Log(std::string("mt-exporter ") + kVersion + " listening on " + addr + ":" +
-      (ports.empty() ? std::string("?") : std::to_string(ports[0])) + " host=" + o.host + " root=" + o.root);
+  Log(std::string("mt-exporter ") + kVersion + " listening on " + addr + ":" + std::to_string(server.port()) +
+      " host=" + o.host + " root=" + o.root);
 
   int sig = 0;
   sigwait(&stop_signals, &sig);
   Log(std::string("received ") + (sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "SIGHUP") + ", stopping");
-  exposer.reset();
+  server.Stop();
   plugins.reset();
   return 0;
 }

@@ -104,9 +104,14 @@ void NvidiaSmiCollector::PollOnce() {
   SubprocessOptions so;
   so.timeout = interval_;
   so.cancel = &stop_;
-  so.stderr_fd = LogFd();
+  so.capture_stderr = true;  // bounded, like the plugins' (a wedged driver can be chatty)
+  so.max_stderr = 4096;
+  so.max_output = 1u << 20;
   SubprocessResult r = RunSubprocess(
       {smi_, std::string("--query-gpu=") + kNvidiaSmiFields, "--format=csv,noheader,nounits"}, so);
+  for (const auto& line : StderrLogLines("nvidia-smi", r.stderr_text, r.stderr_bytes, "at most 4096 bytes per run are logged")) {
+    Log(line);
+  }
   std::string error;
   std::optional<std::vector<NvidiaGpuReading>> parsed;
   if (!r.started) error = r.error;

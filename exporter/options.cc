@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "exporter/http_server.h"
 #include "exporter/text_util.h"
 #include "exporter/version.h"
 
@@ -28,7 +29,8 @@ std::string Usage() {
 Per-node Prometheus exporter for training jobs: host procfs/sysfs, AMD and NVIDIA GPUs,
 training scalars (TFEvent file or job log), and *_metrics_plugin.sh plugins.
 
-  --listen ADDR          address to serve /metrics on (default 0.0.0.0:9400)
+  --listen ADDR          address to serve /metrics on (default 127.0.0.1:9400, this host only;
+                         use 0.0.0.0:9400 or the node's address to be scraped from elsewhere)
   --interval S           plugin and nvidia-smi poll period; also the plugin timeout (default 10)
   --host NAME            value of the host label (default: short hostname)
   --plugin-dir DIR       directory of *_metrics_plugin.sh plugins (repeatable)
@@ -41,7 +43,12 @@ training scalars (TFEvent file or job log), and *_metrics_plugin.sh plugins.
   --nvidia-smi PATH      nvidia-smi binary (default: nvidia-smi on PATH)
   --no-collector NAME    disable a native collector (repeatable): stat memory pressure netdev tcp
                          rdma kmsg kfd amdgpu nvidia training
-  --log FILE             append diagnostics to FILE instead of stderr
+  --log FILE             append diagnostics and plugins' stderr to FILE instead of stderr
+  --log-max-bytes N      past N bytes, FILE is renamed to FILE.1 and restarted (default 16777216;
+                         0 = never)
+  --plugin-max-bytes N   plugin stdout used per run; the rest is dropped and counted (default 1048576)
+  --plugin-max-series N  plugin samples kept per run; the rest are dropped and counted (default 10000)
+  --plugin-max-stderr N  plugin stderr bytes logged per run; the rest is dropped (default 4096)
   --help, --version
 )";
 }
@@ -73,7 +80,8 @@ ParseResult ParseOptions(int argc, const char* const* argv) {
     }
     static const std::set<std::string, std::less<>> kWithValue = {
         "--listen", "--interval", "--host", "--plugin-dir", "--root", "--job-dir", "--tfevents",
-        "--job-log", "--tfevents-since", "--nvidia", "--nvidia-smi", "--no-collector", "--log"};
+        "--job-log", "--tfevents-since", "--nvidia", "--nvidia-smi", "--no-collector", "--log",
+        "--log-max-bytes", "--plugin-max-bytes", "--plugin-max-series", "--plugin-max-stderr"};
     if (!kWithValue.contains(arg)) {
       r.error = "unknown flag '" + arg + "' (see --help)";
       return r;
@@ -89,8 +97,36 @@ ParseResult ParseOptions(int argc, const char* const* argv) {
       r.error = arg + " needs a non-empty value";
       return r;
     }
-    if (arg == "--listen") o.listen = value;
-    else if (arg == "--interval") {
+    auto count = [&](uint64_t min, uint64_t max, uint64_t* out) {
+      auto v = ParseU64(value);
+      if (!v || *v < min || *v > max) {
+        r.error = arg + " must be a whole number in [" + std::to_string(min) + ", " + std::to_string(max) +
+                  "], got '" + value + "'";
+        return false;
+      }
+      *out = *v;
+      return true;
+    };
+    if (arg == "--listen") {
+      std::string why;
+      if (!ParseListenAddress(value, &why)) {
+        r.error = "--listen: " + why;
+        return r;
+      }
+      o.listen = value;
+    } else if (arg == "--log-max-bytes") {
+      if (!count(0, uint64_t{1} << 40, &o.log_max_bytes)) return r;
+      if (o.log_max_bytes != 0 && o.log_max_bytes < 4096) {
+        r.error = "--log-max-bytes must be 0 or at least 4096, got '" + value + "'";
+        return r;
+      }
+    } else if (arg == "--plugin-max-bytes") {
+      if (!count(1024, uint64_t{1} << 30, &o.plugin_max_bytes)) return r;
+    } else if (arg == "--plugin-max-series") {
+      if (!count(1, 10000000, &o.plugin_max_series)) return r;
+    } else if (arg == "--plugin-max-stderr") {
+      if (!count(0, uint64_t{1} << 30, &o.plugin_max_stderr)) return r;
+    } else if (arg == "--interval") {
       auto v = ParseDouble(value);
       if (!v || !std::isfinite(*v) || *v < 0.1 || *v > 3600) {
         r.error = "--interval must be a number of seconds in [0.1, 3600], got '" + value + "'";

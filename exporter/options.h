@@ -8,7 +8,10 @@
 namespace mt::exporter {
 
 struct Options {
-  std::string listen = "0.0.0.0:9400";
+  // Loopback unless asked: the exporter shows host details and plugin output to whoever
+  // can reach it. Nodes scraped from elsewhere pass --listen (the systemd unit and the
+  // launcher do).
+  std::string listen = "127.0.0.1:9400";
   double interval_seconds = 10;          // plugin poll period and plugin timeout
   std::string host;                      // host label; default: short hostname
   std::vector<std::string> plugin_dirs;  // *_metrics_plugin.sh directories
@@ -21,6 +24,10 @@ struct Options {
   std::string nvidia_smi = "nvidia-smi";
   std::vector<std::string> disabled_collectors;
   std::string log_file;                  // exporter diagnostics (default stderr)
+  uint64_t log_max_bytes = 16u << 20;    // --log FILE is rotated to FILE.1 past this (0 = never)
+  uint64_t plugin_max_bytes = 1u << 20;  // plugin stdout kept per run
+  uint64_t plugin_max_series = 10000;    // plugin samples kept per run
+  uint64_t plugin_max_stderr = 4096;     // plugin stderr logged per run
 };
 
 struct ParseResult {

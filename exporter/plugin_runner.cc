@@ -30,12 +30,25 @@ SplitOutput SplitPluginOutput(const std::string& output) {
   return out;
 }
 
-PluginRunner::PluginRunner(PluginRunnerOptions options) : options_(std::move(options)) {}
+SplitOutput SplitTruncatedPluginOutput(const std::string& kept, const std::string& tail) {
+  SplitOutput out;
+  size_t nl = kept.rfind('\n');
+  out.metrics = nl == std::string::npos ? std::string() : kept.substr(0, nl + 1);
+  // The first line of the tail may be the end of a longer line: skip it.
+  size_t first = tail.find('\n');
+  if (first != std::string::npos) out.state = SplitPluginOutput(tail.substr(first + 1)).state;
+  return out;
+}
+
+PluginRunner::PluginRunner(PluginRunnerOptions options) : options_(std::move(options)) {
+  if (!BecomeChildSubreaper()) Log("cannot become a child subreaper: processes a plugin detaches (setsid) may outlive it");
+}
 
 PluginRunner::~PluginRunner() {
   stop_ = true;
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
+  KillEscapedProcesses();  // anything left over from a run cut short
 }
 
 void PluginRunner::Start() {
@@ -97,10 +110,23 @@ void PluginRunner::RunPlugin(const std::string& name, const std::string& path) {
   }
   SubprocessOptions so;
   so.timeout = options_.interval;
-  so.stderr_fd = LogFd();
+  so.capture_stderr = true;
+  so.max_stderr = options_.max_stderr_bytes;
+  so.max_output = options_.max_output_bytes;
+  so.tail_bytes = kPluginStateTailBytes;
+  so.kill_escaped = true;
   so.cancel = &stop_;
   if (state) so.extra_env.push_back("_PLUGIN_STATE=" + *state);
   SubprocessResult r = RunSubprocess({options_.bash, path, options_.host}, so);
+  for (const auto& line : StderrLogLines(name, r.stderr_text, r.stderr_bytes,
+                                         "at most " + std::to_string(options_.max_stderr_bytes) +
+                                             " bytes per run are logged (--plugin-max-stderr)")) {
+    Log(line);
+  }
+  if (r.escaped_killed > 0) {
+    Log(name + ": killed " + std::to_string(r.escaped_killed) +
+        " process(es) it left running outside its process group (setsid)");
+  }
 
   std::lock_guard lock(mu_);
   Plugin& p = plugins_[name];
@@ -109,6 +135,8 @@ void PluginRunner::RunPlugin(const std::string& name, const std::string& path) {
   p.status.runs++;
   p.status.last_seconds = r.seconds;
   p.status.last_exit = r.exit_code;
+  p.status.escaped_killed += r.escaped_killed;
+  if (r.stderr_truncated()) p.status.stderr_dropped_bytes += r.stderr_bytes - r.stderr_text.size();
   if (!r.started) {
     Log(name + ": " + r.error);
     p.status.families.clear();
@@ -130,12 +158,29 @@ void PluginRunner::RunPlugin(const std::string& name, const std::string& path) {
   }
   if (r.exit_code != 0) Log(name + " exited " + std::to_string(r.exit_code));
 
-  SplitOutput split = SplitPluginOutput(r.output);
+  SplitOutput split;
+  if (r.output_truncated()) {
+    split = SplitTruncatedPluginOutput(r.output, r.output_tail);
+    uint64_t dropped = r.output_bytes - split.metrics.size();
+    p.status.dropped_bytes += dropped;
+    Log(name + ": wrote " + std::to_string(r.output_bytes) + " bytes; only the first " +
+        std::to_string(split.metrics.size()) + " are used, " + std::to_string(dropped) +
+        " dropped (--plugin-max-bytes " + std::to_string(options_.max_output_bytes) + ")");
+  } else {
+    split = SplitPluginOutput(r.output);
+  }
+  r.output.clear();
+  r.output.shrink_to_fit();
   if (split.state) p.state = *split.state;
-  ParsedExposition parsed = ParseExposition(split.metrics);
-  p.status.invalid_lines += parsed.errors.size();
+  ParsedExposition parsed = ParseExposition(split.metrics, options_.max_series);
+  p.status.invalid_lines += parsed.error_count;
   for (size_t i = 0; i < parsed.errors.size() && i < 3; ++i) {
     Log(name + ": dropped line " + std::to_string(parsed.errors[i].line_number) + ": " + parsed.errors[i].reason);
+  }
+  if (parsed.series_dropped > 0) {
+    p.status.dropped_series += parsed.series_dropped;
+    Log(name + ": " + std::to_string(parsed.series_dropped) + " samples over the limit of " +
+        std::to_string(options_.max_series) + " series dropped (--plugin-max-series)");
   }
   if (!parsed.families.empty()) {
     p.cache = parsed.families;

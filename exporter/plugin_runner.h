@@ -8,7 +8,11 @@
 //   * a last stdout line `# STATE <v>` is stored and handed back in $_PLUGIN_STATE on the
 //     next run; STATE-only output replays the cached metrics (explicit timestamps
 //     unchanged); `# STATE __NONE__...` clears the cache; empty output replays nothing;
-//   * output is parsed and validated: invalid lines are dropped and counted.
+//   * output is parsed and validated: invalid lines are dropped and counted;
+//   * bounded: stdout past max_output_bytes and samples past max_series are dropped and
+//     counted, stderr past max_stderr_bytes per run is not logged (counted), and
+//     processes that left the plugin's group (setsid) are killed after each run (the
+//     runner makes the process a child subreaper so that they re-parent to it).
 // Scrapes read the latest snapshot and never wait for a plugin.
 #pragma once
 
@@ -32,7 +36,13 @@ struct PluginRunnerOptions {
   std::string host;
   std::chrono::milliseconds interval{10000};
   std::string bash = "bash";
+  size_t max_output_bytes = 1u << 20;  // stdout kept per run (--plugin-max-bytes)
+  size_t max_series = 10000;           // samples kept per run (--plugin-max-series)
+  size_t max_stderr_bytes = 4096;      // stderr logged per run (--plugin-max-stderr)
 };
+
+// Bytes of the end of a cut stdout kept to find its `# STATE` line.
+inline constexpr size_t kPluginStateTailBytes = 4096;
 
 struct PluginStatus {
   std::string name;  // label value: the file name without "_metrics_plugin.sh"
@@ -43,13 +53,18 @@ struct PluginStatus {
   int last_exit = 0;
   double last_seconds = 0;
   bool disabled = false;  // exited 99
+  uint64_t dropped_bytes = 0;          // stdout bytes over max_output_bytes
+  uint64_t dropped_series = 0;         // samples over max_series
+  uint64_t stderr_dropped_bytes = 0;   // stderr bytes over max_stderr_bytes, not logged
+  uint64_t escaped_killed = 0;         // processes that had left the group, killed
   std::vector<prometheus::MetricFamily> families;  // what scrapes serve for it now
 };
 
 class PluginRunner {
  public:
+  // Makes the process a child subreaper (see BecomeChildSubreaper).
   explicit PluginRunner(PluginRunnerOptions options);
-  ~PluginRunner();  // stops the thread and kills a running plugin's group
+  ~PluginRunner();  // stops the thread and kills a running plugin's group and its escapees
 
   // Starts the background loop (first poll immediately).
   void Start();
@@ -86,5 +101,10 @@ struct SplitOutput {
   std::optional<std::string> state;
 };
 SplitOutput SplitPluginOutput(const std::string& output);
+
+// The metrics and STATE of a stdout that was cut at max_output_bytes: `kept` is its
+// beginning and `tail` the last bytes of the whole output. The metrics are `kept` up to
+// its last complete line; the STATE is that of the last complete line in `tail`.
+SplitOutput SplitTruncatedPluginOutput(const std::string& kept, const std::string& tail);
 
 }  // namespace mt::exporter

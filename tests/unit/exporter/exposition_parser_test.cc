@@ -122,6 +122,34 @@ TEST(ParseExposition, TypeAfterSamplesIsAnError) {
 
 // Bounded random-input test (fixed seed): no input may crash the parser, every line is
 // either accepted or rejected with a reason, and what is accepted has valid names.
+// Issue #14, finding 10: memory stays proportional to the series cap.
+TEST(ParseExposition, KeepsAtMostMaxSeriesAndCountsTheRest) {
+  std::string text = "# TYPE a gauge\n";
+  for (int i = 0; i < 30; ++i) text += "a{i=\"" + std::to_string(i) + "\"} 1\n";
+  for (int i = 0; i < 30; ++i) text += "fam_" + std::to_string(i) + " 1\n";
+  text += "# HELP late_family only metadata\n";
+  text += "garbage line\n";
+  auto r = ParseExposition(text, 40);
+  size_t kept = 0;
+  for (const auto& f : r.families) kept += f.metric.size();
+  EXPECT_EQ(kept, 40u);
+  EXPECT_EQ(r.series_dropped, 20u);
+  EXPECT_EQ(r.families.size(), 11u);  // "a" and fam_0..fam_9
+  EXPECT_EQ(r.error_count, 1u);
+  auto all = ParseExposition(text);
+  EXPECT_EQ(all.series_dropped, 0u);
+  EXPECT_EQ(all.families.size(), 31u);
+}
+
+TEST(ParseExposition, KeepsTheFirstErrorDetailsButCountsEveryInvalidLine) {
+  std::string text;
+  for (int i = 0; i < 1000; ++i) text += "not a metric\n";
+  auto r = ParseExposition(text);
+  EXPECT_EQ(r.error_count, 1000u);
+  EXPECT_EQ(r.errors.size(), kMaxErrorDetails);
+  EXPECT_EQ(r.errors.front().line_number, 1u);
+}
+
 TEST(ParseExpositionFuzz, RandomAndMutatedInputsNeverCrash) {
   std::mt19937_64 rng(20261121);
   const std::string seeds[] = {

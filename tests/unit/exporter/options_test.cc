@@ -12,10 +12,16 @@ ParseResult Parse(std::vector<const char*> args) {
   return ParseOptions(static_cast<int>(args.size()), args.data());
 }
 
-TEST(ExporterOptions, DefaultsMatchTheOriginalExporter) {
+TEST(ExporterOptions, DefaultsMatchTheOriginalExporterExceptTheListenAddress) {
   auto r = Parse({});
   ASSERT_TRUE(r.error.empty());
-  EXPECT_EQ(r.options.listen, "0.0.0.0:9400");
+  // Issue #14: loopback unless asked (the unit and the launcher pass --listen).
+  EXPECT_EQ(r.options.listen, "127.0.0.1:9400");
+  EXPECT_NE(Usage().find("--listen ADDR          address to serve /metrics on (default 127.0.0.1:9400"), std::string::npos);
+  EXPECT_EQ(r.options.plugin_max_bytes, 1048576u);
+  EXPECT_EQ(r.options.plugin_max_series, 10000u);
+  EXPECT_EQ(r.options.plugin_max_stderr, 4096u);
+  EXPECT_EQ(r.options.log_max_bytes, 16u << 20);
   EXPECT_EQ(r.options.interval_seconds, 10);
   EXPECT_EQ(r.options.root, "/");
   EXPECT_FALSE(r.options.host.empty());
@@ -26,7 +32,8 @@ TEST(ExporterOptions, ParsesEveryFlagInBothSpellings) {
   auto r = Parse({"--listen", "127.0.0.1:19400", "--interval=2.5", "--host", "n1", "--plugin-dir", "/a",
                   "--plugin-dir=/b", "--root", "/fx", "--job-dir", "/j", "--tfevents", "/t", "--job-log", "/l",
                   "--tfevents-since", "0", "--nvidia", "smi", "--nvidia-smi", "/x/nvidia-smi",
-                  "--no-collector", "kmsg", "--log", "/tmp/e.log"});
+                  "--no-collector", "kmsg", "--log", "/tmp/e.log", "--log-max-bytes", "0",
+                  "--plugin-max-bytes=2048", "--plugin-max-series", "7", "--plugin-max-stderr", "0"});
   ASSERT_TRUE(r.error.empty()) << r.error;
   const Options& o = r.options;
   EXPECT_EQ(o.listen, "127.0.0.1:19400");
@@ -42,6 +49,10 @@ TEST(ExporterOptions, ParsesEveryFlagInBothSpellings) {
   EXPECT_EQ(o.nvidia_smi, "/x/nvidia-smi");
   EXPECT_EQ(o.disabled_collectors, (std::vector<std::string>{"kmsg"}));
   EXPECT_EQ(o.log_file, "/tmp/e.log");
+  EXPECT_EQ(o.log_max_bytes, 0u);
+  EXPECT_EQ(o.plugin_max_bytes, 2048u);
+  EXPECT_EQ(o.plugin_max_series, 7u);
+  EXPECT_EQ(o.plugin_max_stderr, 0u);
 }
 
 TEST(ExporterOptions, UsageErrorsAreSpecific) {
@@ -52,6 +63,12 @@ TEST(ExporterOptions, UsageErrorsAreSpecific) {
   EXPECT_NE(Parse({"--nvidia", "cuda"}).error.find("auto, smi or off"), std::string::npos);
   EXPECT_NE(Parse({"--no-collector", "cpu"}).error.find("unknown collector 'cpu'"), std::string::npos);
   EXPECT_NE(Parse({"--host="}).error.find("non-empty"), std::string::npos);
+  EXPECT_NE(Parse({"--listen", "9400"}).error.find("--listen: expected HOST:PORT"), std::string::npos);
+  EXPECT_NE(Parse({"--listen", "::1:9400"}).error.find("brackets"), std::string::npos);
+  EXPECT_TRUE(Parse({"--listen", "[::]:9400"}).error.empty());
+  EXPECT_NE(Parse({"--plugin-max-series", "0"}).error.find("[1, 10000000]"), std::string::npos);
+  EXPECT_NE(Parse({"--plugin-max-bytes", "1k"}).error.find("'1k'"), std::string::npos);
+  EXPECT_NE(Parse({"--log-max-bytes", "100"}).error.find("at least 4096"), std::string::npos);
 }
 
 TEST(ExporterOptions, HelpAndVersionExitEarly) {

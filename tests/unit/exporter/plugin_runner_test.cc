@@ -6,7 +6,10 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <functional>
 #include <thread>
+
+#include "exporter/log.h"
 
 #include "exporter/plugin_runner.h"
 #include "tests/unit/exporter/temp_dir.h"
@@ -22,11 +25,13 @@ struct Runner {
   TempDir dir;
   std::unique_ptr<PluginRunner> runner;
 
-  explicit Runner(std::chrono::milliseconds interval = std::chrono::milliseconds(5000)) {
+  explicit Runner(std::chrono::milliseconds interval = std::chrono::milliseconds(5000),
+                  std::function<void(PluginRunnerOptions&)> tweak = nullptr) {
     PluginRunnerOptions o;
     o.dirs = {dir.str() + "/plugins"};
     o.host = "node1";
     o.interval = interval;
+    if (tweak) tweak(o);
     runner = std::make_unique<PluginRunner>(o);
   }
   void Plugin(const std::string& name, const std::string& body) {
@@ -208,6 +213,97 @@ TEST(PluginRunner, DiscoversPluginsOnEveryPoll) {
   std::filesystem::remove(r.dir.path() / "plugins/late_metrics_plugin.sh");
   r.runner->PollOnce();
   EXPECT_TRUE(r.runner->Snapshot().empty());
+}
+
+// Issue #14, finding 10: processes that leave the plugin's process group.
+TEST(PluginRunner, ProcessesThatSetsidAwayAreKilledAfterTheRun) {
+  Runner r(std::chrono::milliseconds(3000));
+  const std::string d = r.dir.str();
+  r.dir.Write("detach.sh", "echo $$ > \"$1\"\nexec sleep 300\n");
+  r.dir.Write("nest.sh", "setsid bash " + d + "/detach.sh \"$1\" </dev/null >/dev/null 2>&1 &\nwait\n");
+  r.Plugin("escape", "setsid bash " + d + "/detach.sh " + d + "/a </dev/null >/dev/null 2>&1 &\n"
+                     "setsid bash " + d + "/nest.sh " + d + "/b </dev/null >/dev/null 2>&1 &\n"
+                     "for i in $(seq 200); do [ -s " + d + "/a ] && [ -s " + d + "/b ] && break; sleep 0.01; done\n"
+                     "echo 'hw_escaped 1'\n");
+  r.runner->PollOnce();
+  auto st = r.Status("escape");
+  EXPECT_EQ(st.last_exit, 0);
+  EXPECT_EQ(Index(st.families).At("hw_escaped{}"), 1);
+  EXPECT_GE(st.escaped_killed, 2u);  // the two sleeps (and the nest.sh shell)
+  EXPECT_TRUE(Gone(std::stoi(r.Read("a"))));
+  EXPECT_TRUE(Gone(std::stoi(r.Read("b"))));
+}
+
+TEST(PluginRunner, ProcessesThatSetsidAwayAreKilledOnTimeout) {
+  Runner r(std::chrono::milliseconds(500));
+  const std::string d = r.dir.str();
+  r.Plugin("hang", "setsid bash -c 'echo $$ > " + d + "/a; exec sleep 300' </dev/null >/dev/null 2>&1 &\nsleep 300\n");
+  r.runner->PollOnce();
+  auto st = r.Status("hang");
+  EXPECT_EQ(st.timeouts, 1u);
+  EXPECT_TRUE(Gone(std::stoi(r.Read("a"))));
+}
+
+TEST(PluginRunner, ProcessesThatSetsidAwayAreKilledWhenTheRunnerStops) {
+  auto r = std::make_unique<Runner>(std::chrono::milliseconds(60000));
+  const std::string d = r->dir.str();
+  r->Plugin("running", "setsid bash -c 'echo $$ > " + d + "/a; exec sleep 300' </dev/null >/dev/null 2>&1 &\nsleep 300\n");
+  r->runner->Start();
+  for (int i = 0; i < 500 && r->Read("a").empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::string a = r->Read("a");
+  ASSERT_FALSE(a.empty());
+  r->runner.reset();  // what the exporter does on SIGTERM
+  EXPECT_TRUE(Gone(std::stoi(a)));
+}
+
+TEST(PluginRunner, StdoutAndSeriesAreCappedAndTheExcessCounted) {
+  Runner r(std::chrono::milliseconds(10000), [](PluginRunnerOptions& o) {
+    o.max_output_bytes = 4096;
+    o.max_series = 50;
+  });
+  // 1000 lines of 21 bytes and a 13-byte STATE line: 21,013 bytes.
+  r.Plugin("big", "for i in $(seq 1000); do printf 'hw_big{i=\"%06d\"} 1\\n' $i; done\necho '# STATE kept'\n");
+  r.runner->PollOnce();
+  auto st = r.Status("big");
+  auto s = Index(st.families);
+  EXPECT_EQ(s.samples.size(), 50u);
+  EXPECT_TRUE(s.Has(R"(hw_big{i="000001"})"));
+  EXPECT_FALSE(s.Has(R"(hw_big{i="000051"})"));
+  EXPECT_EQ(st.dropped_bytes, 21013u - 195u * 21u);  // kept: the 195 whole lines in 4096 bytes
+  EXPECT_EQ(st.dropped_series, 195u - 50u);
+  EXPECT_EQ(st.invalid_lines, 0u);  // the cut line is not parsed as garbage
+  EXPECT_EQ(r.runner->StateOf("big"), "kept");
+}
+
+TEST(PluginRunner, StderrIsLoggedPerLineUpToTheCap) {
+  TempDir logdir;
+  const std::string log = logdir.str() + "/exporter.log";
+  ASSERT_TRUE(OpenLog(log));
+  Runner r(std::chrono::milliseconds(10000), [](PluginRunnerOptions& o) { o.max_stderr_bytes = 100; });
+  r.Plugin("noisy", "echo first line >&2\nhead -c 100000 /dev/zero | tr '\\0' e >&2\necho 'hw_n 1'\n");
+  r.runner->PollOnce();
+  auto st = r.Status("noisy");
+  EXPECT_EQ(st.stderr_dropped_bytes, 11u + 100000u - 100u);
+  EXPECT_EQ(Index(st.families).At("hw_n{}"), 1);
+  std::ifstream f(log);
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("] [mt-exporter] noisy: stderr: first line\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("noisy: stderr: [99911 more bytes dropped; at most 100 bytes per run are logged (--plugin-max-stderr)]"),
+            std::string::npos)
+      << text;
+  EXPECT_LT(text.size(), 1000u);
+}
+
+TEST(SplitTruncatedPluginOutput, CutsAtTheLastWholeLineAndTakesStateFromTheTail) {
+  auto a = SplitTruncatedPluginOutput("m 1\nm 2\nm 3 pa", "rtial\nlast 1\n# STATE s9\n");
+  EXPECT_EQ(a.metrics, "m 1\nm 2\n");
+  EXPECT_EQ(a.state, "s9");
+  auto b = SplitTruncatedPluginOutput("no newline at all", "tail without newline");
+  EXPECT_EQ(b.metrics, "");
+  EXPECT_FALSE(b.state);
+  // The tail's first line may be the end of a longer one: it never counts as STATE.
+  auto c = SplitTruncatedPluginOutput("m 1\n", "# STATE fake");
+  EXPECT_FALSE(c.state);
 }
 
 TEST(SplitPluginOutput, OnlyTheLastLineCanBeState) {
