@@ -1,6 +1,13 @@
 # Strict warnings on our own code only (system headers are included with -isystem).
+# Warnings are errors for developers and CI (scripts/test passes -DMT_WERROR=ON), not for
+# everyone who builds mt: g++ 12 at -O3 reports known false positives (-Wrestrict) that
+# must not cost a packager or a user their binary.
+option(MT_WERROR "Treat compiler warnings as errors" OFF)
 function(mt_strict target)
-  target_compile_options(${target} PRIVATE -Wall -Wextra -Werror)
+  target_compile_options(${target} PRIVATE -Wall -Wextra)
+  if(MT_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
 endfunction()
 
 # Unit-test executable from sources; registered with ctest under label "unit".
