@@ -1,5 +1,7 @@
 #include "tools/compare_config.h"
 
+#include "base/workspace_files.h"
+
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -37,19 +39,13 @@ std::string Normalize(std::string v, const JobFiles& j) {
   return v;
 }
 
+// An artifact's text, or "" when it is missing, not a regular file, outside the workspace
+// or larger than kMaxArtifactFile (a comparison just goes without it).
 std::string ReadSmall(const Workspace& ws, const std::filesystem::path& p) {
-  std::error_code ec;
-  std::filesystem::path real;
-  try {
-    real = ws.Confine(p);
-  } catch (const std::exception&) {
-    return "";
-  }
-  if (!std::filesystem::is_regular_file(real, ec) || std::filesystem::file_size(real, ec) > kMaxArtifactFile) return "";
-  std::ifstream in(real, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  auto root = base::FileRoot::Make(ws.root());
+  if (!root.ok()) return "";
+  auto text = base::ReadSmallFile(*root, p, kMaxArtifactFile);
+  return text.ok() ? *text : "";
 }
 
 std::string LastCommit(const std::string& git_summary) {

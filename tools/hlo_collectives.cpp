@@ -1,5 +1,12 @@
 #include "tools/hlo_collectives.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "base/workspace_files.h"
+
 #include <array>
 #include <cctype>
 #include <fstream>
@@ -133,11 +140,22 @@ HloCollectives ScanHloCollectivesText(std::string_view text) {
 }
 
 HloCollectives ScanHloCollectives(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read HLO dump " + file.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ScanHloCollectivesText(ss.str());
+  // A regular file only (never a FIFO or device), and never more than the 512 MiB that
+  // perf_analysis admits, however large the file has grown since it was listed.
+  auto f = base::OpenRegularFile(nullptr, file);
+  if (!f.ok()) throw std::runtime_error("cannot read HLO dump: " + f.message());
+  constexpr size_t kMax = size_t(512) << 20;
+  std::string text;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(f->fd(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw std::runtime_error("cannot read HLO dump " + file.filename().string() + ": " + std::strerror(errno));
+    if (n == 0) break;
+    if (text.size() + size_t(n) > kMax) throw std::runtime_error("HLO dump " + file.filename().string() + " is larger than 512 MiB; not parsed");
+    text.append(buf, size_t(n));
+  }
+  return ScanHloCollectivesText(text);
 }
 
 }  // namespace mt::tools

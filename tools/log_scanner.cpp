@@ -24,6 +24,7 @@
 #include <immintrin.h>
 #endif
 
+#include "base/workspace_files.h"
 #include "tools/iso_time.h"
 #include "tools/literal_set.h"
 #include "tools/log_signatures.h"
@@ -1249,8 +1250,12 @@ void ScanHalves(int fd, const std::filesystem::path& path, uint64_t size, int64_
 }  // namespace
 
 FileScan ScanFile(const std::filesystem::path& path, const LogScanner* resume, uint64_t parallel_from) {
+  // Never open a device (opening some has effects) or wait on a FIFO: stat first, then a
+  // non-blocking open, then fstat on the descriptor (base/workspace_files.h's rule).
+  if (struct stat pre {}; ::stat(path.c_str(), &pre) == 0 && !S_ISREG(pre.st_mode) && !S_ISDIR(pre.st_mode))
+    throw std::runtime_error(path.string() + " is a " + base::TypeName(pre.st_mode) + ", not a regular file");
   Fd f;
-  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (f.fd < 0) {
     int err = errno;
     if (err == ELOOP) throw std::runtime_error("cannot open " + path.string() + ": symbolic link loop");
@@ -1259,7 +1264,8 @@ FileScan ScanFile(const std::filesystem::path& path, const LogScanner* resume, u
   struct stat st {};
   if (::fstat(f.fd, &st) != 0) throw std::runtime_error("cannot stat " + path.string() + ": " + ErrnoText(errno));
   if (S_ISDIR(st.st_mode)) throw std::runtime_error(path.string() + " is a directory, not a log file");
-  if (!S_ISREG(st.st_mode)) throw std::runtime_error(path.string() + " is not a regular file");
+  if (!S_ISREG(st.st_mode))
+    throw std::runtime_error(path.string() + " is a " + base::TypeName(st.st_mode) + ", not a regular file");
   int64_t mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   const uint64_t size = static_cast<uint64_t>(st.st_size);
 

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <stdexcept>
 
+#include "base/workspace_files.h"
 #include "tools/iso_time.h"
 #include "tools/perf_artifacts.h"
 #include "tools/perf_peaks.h"
@@ -36,9 +36,15 @@ struct LogGpu {
 };
 LogGpu ReadLogGpu(const std::filesystem::path& log) {
   LogGpu g;
-  std::ifstream in(log, std::ios::binary);
+  // Bounded like the scanner: a regular file only, the first 16 MiB, lines cut at 64 KiB
+  // (one 2 GB line used to cost 4 GB through std::getline).
+  auto f = base::OpenRegularFile(nullptr, log);
+  if (!f.ok()) return g;
+  base::LineLimits limits;
+  limits.max_total_bytes = 16u << 20;
+  base::LineReader lines(f->fd(), limits);
+  std::string_view view;
   std::string line;
-  size_t read = 0;
   auto field = [&](const std::string& key) -> std::string {
     size_t p = line.find(key + "=");
     if (p == std::string::npos) return "";
@@ -46,9 +52,9 @@ LogGpu ReadLogGpu(const std::filesystem::path& log) {
     size_t e = line.find_first_of(",) ", p);
     return line.substr(p, e == std::string::npos ? std::string::npos : e - p);
   };
-  while (read < (16u << 20) && std::getline(in, line)) {
-    read += line.size() + 1;
-    if (line.find("MFU tracking enabled") == std::string::npos) continue;
+  while (lines.Next(&view)) {
+    if (view.find("MFU tracking enabled") == std::string_view::npos) continue;
+    line.assign(view);
     g.gpu = field("gpu");
     g.dtype = field("dtype");
     std::string pk = field("peak");

@@ -1,10 +1,13 @@
 #include "tools/perf_artifacts.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <system_error>
+
+#include "base/workspace_files.h"
 
 namespace mt::tools {
 namespace {
@@ -17,15 +20,20 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// TFRecord framing: u64 length, u32 crc of the length, data, u32 crc of the data.
-void CountRecords(const std::filesystem::path& p, EventFile* ef) {
-  std::ifstream in(p, std::ios::binary);
+// TFRecord framing: u64 length, u32 crc of the length, data, u32 crc of the data. Only
+// the 12-byte headers are read.
+void CountRecords(const base::FileRoot& root, const std::filesystem::path& p, EventFile* ef) {
+  auto f = base::OpenRegularFile(root, p);
+  if (!f.ok()) {
+    ef->truncated = true;
+    return;
+  }
   uint64_t off = 0;
-  while (in) {
+  for (;;) {
     unsigned char hdr[12];
-    in.read(reinterpret_cast<char*>(hdr), 12);
-    if (in.gcount() == 0) break;
-    if (in.gcount() < 12) {
+    ssize_t got = ::pread(f->fd(), hdr, sizeof hdr, static_cast<off_t>(off));
+    if (got <= 0) break;
+    if (got < 12) {
       ef->truncated = true;
       break;
     }
@@ -36,7 +44,6 @@ void CountRecords(const std::filesystem::path& p, EventFile* ef) {
       ef->truncated = true;
       break;
     }
-    in.seekg(static_cast<std::streamoff>(len + 4), std::ios::cur);
     off += len + 4;
     ++ef->records;
   }
@@ -46,33 +53,26 @@ void CountRecords(const std::filesystem::path& p, EventFile* ef) {
 
 PerfArtifacts FindPerfArtifacts(const std::filesystem::path& job_dir) {
   PerfArtifacts out;
-  std::error_code ec;
-  if (job_dir.empty() || !std::filesystem::is_directory(job_dir, ec)) return out;
+  if (job_dir.empty()) return out;
+  auto root = base::FileRoot::Make(job_dir);
+  if (!root.ok()) return out;
   std::map<std::string, ProfileRun> runs;
-  std::filesystem::recursive_directory_iterator it(job_dir, std::filesystem::directory_options::skip_permission_denied, ec), end;
-  size_t seen = 0;
-  for (; !ec && it != end; it.increment(ec)) {
-    if (++seen > kMaxEntries) {
-      out.notes.push_back("artifact search stopped after " + std::to_string(kMaxEntries) + " entries");
-      break;
+  base::WalkOptions wo;
+  wo.max_entries = kMaxEntries;
+  wo.max_depth = kMaxDepth;
+  wo.follow_symlinks = false;   // `artifact`, `log`: never followed
+  auto walked = base::WalkTree(*root, root->path(), wo, [&](const base::WalkEntry& entry) {
+    if (entry.type == base::EntryType::kDirectory) {
+      const std::string& name = entry.name;
+      if (name == "prometheus" || name == "ray_logs" || name == ".coord") return base::Visit::kSkipDir;
+      return base::Visit::kContinue;
     }
-    const auto& entry = *it;
-    std::error_code e2;
-    if (entry.is_symlink(e2)) {   // `artifact`, `log`: never followed
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (entry.is_directory(e2)) {
-      std::string name = entry.path().filename().string();
-      if (it.depth() >= kMaxDepth || name == "prometheus" || name == "ray_logs" || name == ".coord") it.disable_recursion_pending();
-      continue;
-    }
-    if (!entry.is_regular_file(e2)) continue;
-    std::string name = entry.path().filename().string();
-    std::string rel = entry.path().lexically_relative(job_dir).string();
-    uint64_t size = entry.file_size(e2);
+    if (entry.type != base::EntryType::kRegular) return base::Visit::kContinue;
+    const std::string& name = entry.name;
+    std::string rel = entry.relative.string();
+    uint64_t size = entry.size;
     if (EndsWith(name, ".xplane.pb")) {
-      std::string dir = entry.path().parent_path().lexically_relative(job_dir).string();
+      std::string dir = entry.relative.parent_path().string();
       ProfileRun& r = runs[dir];
       r.dir = dir;
       r.files.push_back(name);
@@ -83,7 +83,7 @@ PerfArtifacts FindPerfArtifacts(const std::filesystem::path& job_dir) {
       d.bytes = size;
       if (size <= kMaxHloBytes) {
         try {
-          d.collectives = ScanHloCollectives(entry.path());
+          d.collectives = ScanHloCollectives(entry.path);
         } catch (const std::exception& e) {
           out.notes.push_back(e.what());
         }
@@ -95,10 +95,13 @@ PerfArtifacts FindPerfArtifacts(const std::filesystem::path& job_dir) {
       EventFile ef;
       ef.file = rel;
       ef.bytes = size;
-      CountRecords(entry.path(), &ef);
+      CountRecords(*root, entry.path, &ef);
       out.event_files.push_back(std::move(ef));
     }
-  }
+    return base::Visit::kContinue;
+  });
+  if (!walked.ok() && walked.code() == base::FileErrc::kTooMany)
+    out.notes.push_back("artifact search stopped after " + std::to_string(kMaxEntries) + " entries");
   for (auto& [_, r] : runs) {
     std::sort(r.files.begin(), r.files.end());
     out.profiles.push_back(std::move(r));

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "base/workspace_files.h"
 #include "tools/log_window.h"
 
 namespace mt::tools {
@@ -32,6 +33,9 @@ Json ReadLogStructured(const JobFiles& job, const Json& args, const Workspace* w
     display = job.dir_display + "/" + f;
   }
   if (file.empty()) throw std::runtime_error("job has no log yet");
+  // A regular file only (a FIFO must not block the call, a device must not be read); the
+  // path was confined to the workspace above (Workspace::Confine / Resolve).
+  if (auto f = base::OpenRegularFile(nullptr, file, display); !f.ok()) throw std::runtime_error(f.message());
   bool full = args.value("detail", std::string("summary")) == "full";
   WindowRequest r;
   r.lines = args.value("lines", std::string());

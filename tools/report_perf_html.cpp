@@ -11,6 +11,7 @@
 #include <system_error>
 #include <vector>
 
+#include "base/workspace_files.h"
 #include "tools/html_escape.h"
 #include "tools/tsdb_context.h"
 #include "tools/tsdb_series.h"
@@ -216,29 +217,14 @@ std::string RenderPerfHtml(const Json& p, const LogScan& scan) {
 
 std::filesystem::path WritePerfReportHtml(const JobFiles& job, const Json& perf, const LogScan& scan) {
   if (job.dir.empty()) throw std::runtime_error("the job has no directory");
-  std::filesystem::path dir = job.dir / "mt_report";
-  std::error_code ec;
-  if (std::filesystem::is_symlink(dir, ec)) throw std::runtime_error(dir.string() + " is a symlink; refusing to write through it");
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("cannot create " + dir.string() + ": " + ec.message());
-  std::filesystem::path final_path = dir / "perf.html";
-  std::filesystem::path tmp = dir / (".perf.html.tmp-" + std::to_string(::getpid()));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << RenderPerfHtml(perf, scan);
-    out.flush();
-    if (!out) {
-      std::filesystem::remove(tmp, ec);
-      throw std::runtime_error("cannot write " + tmp.string());
-    }
-  }
-  std::filesystem::rename(tmp, final_path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    throw std::runtime_error("cannot rename into " + final_path.string() + ": " + ec.message());
-  }
-  return final_path;
+  // Confined to the job directory: a `mt_report` that is a symlink, or a planted link at
+  // the temp or final name, cannot redirect the write (base/workspace_files.h).
+  auto root = base::FileRoot::Make(job.dir);
+  if (!root.ok()) throw std::runtime_error(root.message());
+  const std::filesystem::path dir = root->path() / "mt_report";
+  base::Status st = base::WriteFileAtomic(*root, dir, "perf.html", RenderPerfHtml(perf, scan));
+  if (!st.ok()) throw std::runtime_error("cannot write the report: " + st.message());
+  return dir / "perf.html";
 }
 
 }  // namespace mt::tools

@@ -1,5 +1,7 @@
 #include "tools/report_routes.h"
 
+#include "base/workspace_files.h"
+
 #include <httplib.h>
 
 #include <fstream>
@@ -89,18 +91,19 @@ std::vector<mcp::PageRoute> ReportPageRoutes(const std::filesystem::path& worksp
       SendError(res, f.status, f.error);
       return;
     }
-    std::ifstream in(f.path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (!in && !in.eof()) {
-      SendError(res, 404, "cannot read the report");
+    // Read through the confined layer: a FIFO or device swapped in after the checks above
+    // must not block this worker, nor a file grown since be read without bound.
+    auto root = base::FileRoot::Make(workspace);
+    auto body = root.ok() ? base::ReadSmallFile(*root, f.path, kMaxReportBytes) : base::Result<std::string>(root.status());
+    if (!body.ok()) {
+      SendError(res, 404, "cannot read the report: " + body.message());
       return;
     }
     res.status = 200;
     res.set_header("X-Content-Type-Options", "nosniff");
     res.set_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:");
     res.set_header("Cache-Control", "no-cache");
-    res.set_content(ss.str(), f.content_type);
+    res.set_content(*body, f.content_type);
   };
   return {get};
 }

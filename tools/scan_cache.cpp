@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <stdexcept>
+
+#include "base/workspace_files.h"
 
 namespace mt::tools {
 namespace {
@@ -16,8 +19,14 @@ std::string ReadBefore(const std::filesystem::path& path, uint64_t end, size_t l
   std::string out;
   if (end == 0) return out;
   uint64_t start = end > len ? end - len : 0;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Non-blocking and regular files only: the path may have been swapped for a FIFO.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return out;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return out;
+  }
   out.resize(static_cast<size_t>(end - start));
   ssize_t r = ::pread(fd, out.data(), out.size(), static_cast<off_t>(start));
   ::close(fd);
@@ -57,6 +66,17 @@ ScanHandle ScanCache::Get(const std::filesystem::path& path) {
   }
   // An append keeps the bytes before the resume point; otherwise scan from the start.
   if (resume && ReadBefore(path, resume->offset(), kTailCheck) != expected_tail) resume.reset();
+  // A fresh scan is of a text log only: a file that is mostly binary (random bytes, an
+  // image, a core dump) holds no evidence, and scanning it would only produce a confident
+  // wrong verdict ("running, training is progressing"). ScanFile itself stays byte-safe.
+  if (!resume) {
+    if (auto f = base::OpenRegularFile(nullptr, path); f.ok()) {
+      base::TextSample sample = base::SampleText(f->fd(), f->size());
+      if (!sample.is_text)
+        throw std::runtime_error(path.string() + " is not a text log: " + sample.reason +
+                                 "; its status is unknown (mt reads text logs only)");
+    }
+  }
   FileScan fs = ScanFile(path, resume.get());
   auto result = std::make_shared<CachedScan>();
   result->scan = std::move(fs.scan);

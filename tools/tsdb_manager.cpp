@@ -6,15 +6,19 @@
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
+#include "base/temp_dirs.h"
+#include "base/workspace_files.h"
 #include "tools/prometheus_client.h"
 
 namespace mt::tools {
@@ -32,6 +36,7 @@ struct TsdbManager::Instance {
   std::string url;
   pid_t pid = 0;            // 0: a live job's own Prometheus (not ours)
   fs::path temp_dir;        // removed when stopped
+  int temp_slot = -1;       // its base/temp_dirs.h registration
   TsdbLayout layout;
   bool blocks_only = false;
 };
@@ -116,14 +121,98 @@ void Terminate(pid_t pid) {
   ::waitpid(pid, &status, 0);
 }
 
-void CopyTsdb(const TsdbLayout& layout, const fs::path& to, bool blocks_only) {
-  fs::create_directories(to);
-  for (const auto& b : layout.blocks)
-    fs::copy(layout.dir / b.ulid, to / b.ulid, fs::copy_options::recursive);
+// What a copy of `layout` would hold, checked before anything is written: confined to the
+// layout's root, regular files only, chunk segments no larger than Prometheus writes, the
+// total (apparent size) within the limit. Throws TsdbError kUnsafe / kTooLarge / kCorrupt.
+struct CopyPlan {
+  std::vector<std::pair<fs::path, std::string>> trees;   // real source dir, name in the copy
+  uint64_t bytes = 0;
+};
+
+[[noreturn]] void ThrowCopyError(const base::Status& st, const std::string& what) {
+  using base::FileErrc;
+  switch (st.code()) {
+    case FileErrc::kEscapes:
+    case FileErrc::kLoop:
+    case FileErrc::kNotRegular: throw TsdbError(TsdbError::Code::kUnsafe, what + ": " + st.message());
+    case FileErrc::kTooLarge:
+    case FileErrc::kTooMany: throw TsdbError(TsdbError::Code::kTooLarge, what + ": " + st.message());
+    default: throw TsdbError(TsdbError::Code::kStartFailed, "cannot copy the TSDB blocks: " + what + ": " + st.message());
+  }
+}
+
+CopyPlan PlanCopy(const TsdbLayout& layout, bool blocks_only, const TsdbManagerOptions& o) {
+  auto root = base::FileRoot::Make(layout.root.empty() ? layout.dir.parent_path() : layout.root);
+  if (!root.ok()) throw TsdbError(TsdbError::Code::kMissing, "cannot read " + layout.dir.string() + ": " + root.message());
+  CopyPlan plan;
+  for (const auto& b : layout.blocks) {
+    fs::path src = b.real_dir.empty() ? layout.dir / b.ulid : b.real_dir;
+    plan.trees.emplace_back(src, b.ulid);
+    // Chunk segments first: the specific reason beats the total.
+    auto segs = base::ListDirectory(src / "chunks", 100000);
+    if (segs.ok())
+      for (const auto& e : *segs)
+        if (e.type == base::EntryType::kRegular && e.size > o.max_chunk_segment_bytes)
+          throw TsdbError(TsdbError::Code::kCorrupt,
+                          "TSDB block " + b.ulid + ": chunks/" + e.name + " is " + base::FormatBytes(e.size) +
+                              " (apparent size); Prometheus cuts chunk segments at " +
+                              base::FormatBytes(o.max_chunk_segment_bytes) +
+                              ", so the block is corrupt or forged and is not copied");
+  }
   // A finished job's wal holds the samples not yet compacted into a block; a live job's
   // wal is being written, so it is left alone (reference §4.2: copy without wal,
   // chunks_head and lock).
-  if (!blocks_only && layout.has_wal) fs::copy(layout.dir / "wal", to / "wal", fs::copy_options::recursive);
+  if (!blocks_only && layout.has_wal) plan.trees.emplace_back((layout.real_dir.empty() ? layout.dir : layout.real_dir) / "wal", "wal");
+  for (const auto& [src, name] : plan.trees) {
+    base::CopyOptions co;
+    co.max_total_bytes = o.max_copy_bytes - std::min(o.max_copy_bytes, plan.bytes);
+    auto m = base::MeasureTree(*root, src, co);
+    if (!m.ok()) {
+      if (m.code() == base::FileErrc::kTooLarge && m.message().find("the copy limit") != std::string::npos)
+        throw TsdbError(TsdbError::Code::kTooLarge,
+                        "the private copy of the TSDB at " + layout.dir.string() + " would exceed " +
+                            base::FormatBytes(o.max_copy_bytes) +
+                            " (apparent size, sparse files counted in full); not copied (raise MT_TSDB_MAX_COPY_BYTES "
+                            "to query it)");
+      ThrowCopyError(m.status(), name == "wal" ? std::string("wal/") : "TSDB block " + name);
+    }
+    plan.bytes += m->bytes;
+  }
+  return plan;
+}
+
+void CopyTsdb(const TsdbLayout& layout, const CopyPlan& plan, const fs::path& to, const TsdbManagerOptions& o) {
+  auto root = base::FileRoot::Make(layout.root.empty() ? layout.dir.parent_path() : layout.root);
+  if (!root.ok()) throw TsdbError(TsdbError::Code::kMissing, "cannot read " + layout.dir.string() + ": " + root.message());
+  if (::mkdir(to.c_str(), 0700) != 0)
+    throw TsdbError(TsdbError::Code::kStartFailed, "cannot create " + to.string() + ": " + std::strerror(errno));
+  uint64_t copied = 0;
+  for (const auto& [src, name] : plan.trees) {
+    base::CopyOptions co;
+    co.max_total_bytes = o.max_copy_bytes - std::min(o.max_copy_bytes, copied);
+    auto c = base::CopyTree(*root, src, to / name, co);
+    if (!c.ok()) ThrowCopyError(c.status(), name == "wal" ? std::string("wal/") : "TSDB block " + name);
+    copied += c->bytes;
+  }
+}
+
+// "8G", "512M", "100k", "12345" → bytes; 0 when unparsable.
+uint64_t ParseBytes(const char* s) {
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(s, &end, 10);
+  if (end == s) return 0;
+  uint64_t mult = 1;
+  switch (*end) {
+    case 'k': case 'K': mult = 1ull << 10; ++end; break;
+    case 'm': case 'M': mult = 1ull << 20; ++end; break;
+    case 'g': case 'G': mult = 1ull << 30; ++end; break;
+    case 't': case 'T': mult = 1ull << 40; ++end; break;
+    default: break;
+  }
+  if (*end == 'i' || *end == 'B') ++end;
+  if (*end == 'B') ++end;
+  if (*end != '\0') return 0;
+  return static_cast<uint64_t>(v) * mult;
 }
 
 std::string Canonical(const fs::path& p) {
@@ -148,6 +237,8 @@ TsdbManagerOptions TsdbManagerOptions::FromEnvironment() {
     long v = std::atol(s);
     if (v > 0) o.idle_timeout = std::chrono::seconds(v);
   }
+  if (const char* s = std::getenv("MT_TSDB_MAX_COPY_BYTES"); s && *s)
+    if (uint64_t v = ParseBytes(s)) o.max_copy_bytes = v;
   return o;
 }
 
@@ -172,15 +263,25 @@ void SweepStaleCopies(const fs::path& root) {
   std::error_code ec;
   for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (name.rfind("mt-tsdb-", 0) != 0 || !it->is_directory()) continue;
-    std::ifstream in(it->path() / "owner");
+    if (name.rfind("mt-tsdb-", 0) != 0 || base::LinkType(it->path()) != base::EntryType::kDirectory) continue;
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) != 0 || st.st_uid != ::geteuid()) continue;   // not ours
+    // The owner file is read like any untrusted file: a FIFO planted there must not block.
+    auto f = base::OpenRegularFile(nullptr, it->path() / "owner");
+    if (!f.ok()) continue;
+    char buf[64] = {};
+    ssize_t n = ::pread(f->fd(), buf, sizeof buf - 1, 0);
     long owner = 0, child = 0;
-    if (!(in >> owner >> child) || owner <= 0) continue;   // not ours, or still being set up
+    if (n <= 0 || std::sscanf(buf, "%ld %ld", &owner, &child) < 1 || owner <= 0) continue;   // still being set up
     auto alive = [](long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); };
     if (alive(owner) || alive(child)) continue;
-    std::error_code rm;
-    fs::remove_all(it->path(), rm);
+    base::RemoveTreeNoFollow(it->path().c_str());
   }
+}
+
+void WriteOwner(const fs::path& dir, pid_t child) {
+  // "<mt pid> <prometheus pid>": what SweepStaleCopies of a later mt checks.
+  std::ofstream(dir / "owner", std::ios::trunc) << ::getpid() << " " << child << "\n";
 }
 
 }  // namespace
@@ -191,6 +292,7 @@ TsdbManager::TsdbManager(TsdbManagerOptions options) : options_(std::move(option
 }
 
 TsdbManager::~TsdbManager() {
+  ++abort_starts_;   // an instance being started gives the lock up at once
   {
     std::lock_guard<std::mutex> l(mu_);
     stopping_ = true;
@@ -201,6 +303,11 @@ TsdbManager::~TsdbManager() {
 }
 
 void TsdbManager::ReapLoop() {
+  // Process-directed signals belong to the threads that expect them (mt serve sigwait()s
+  // for SIGINT/SIGTERM, which only works when every thread blocks them).
+  sigset_t all;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_BLOCK, &all, nullptr);
   std::unique_lock<std::mutex> l(mu_);
   auto tick = std::min<std::chrono::milliseconds>(std::chrono::seconds(1), options_.idle_timeout / 4 + std::chrono::milliseconds(1));
   while (!stopping_) {
@@ -219,13 +326,19 @@ void TsdbManager::StopLocked(const fs::path& key) {
   auto it = instances_.find(key);
   if (it == instances_.end()) return;
   Terminate(it->second->pid);
-  std::error_code ec;
-  if (!it->second->temp_dir.empty()) fs::remove_all(it->second->temp_dir, ec);
+  base::SetTempDirChild(it->second->temp_slot, 0);
+  if (!it->second->temp_dir.empty()) base::RemoveTreeNoFollow(it->second->temp_dir.c_str());
+  base::ForgetTempDir(it->second->temp_slot);
   instances_.erase(it);
 }
 
 void TsdbManager::StopAll() {
+  ++abort_starts_;
   std::lock_guard<std::mutex> l(mu_);
+  struct Done {
+    std::atomic<int>& n;
+    ~Done() { --n; }
+  } done{abort_starts_};
   std::vector<fs::path> keys;
   for (auto& [k, _] : instances_) keys.push_back(k);
   for (const auto& k : keys) StopLocked(k);
@@ -247,6 +360,8 @@ std::shared_ptr<TsdbManager::Instance> TsdbManager::Start(const fs::path& key, c
     throw TsdbError(TsdbError::Code::kNoBinary,
                     "prometheus binary '" + options_.prometheus_binary +
                         "' not found (install the Debian package `prometheus`, or point MT_PROMETHEUS / --prometheus at it)");
+  // Everything that can refuse the copy is decided before the temp directory exists.
+  const CopyPlan plan = PlanCopy(layout, blocks_only, options_);
   fs::path root = options_.temp_root.empty() ? fs::temp_directory_path() : options_.temp_root;
   std::string tmpl = (root / "mt-tsdb-XXXXXX").string();
   std::vector<char> buf(tmpl.begin(), tmpl.end());
@@ -255,17 +370,23 @@ std::shared_ptr<TsdbManager::Instance> TsdbManager::Start(const fs::path& key, c
     throw TsdbError(TsdbError::Code::kStartFailed, "cannot create a temp directory under " + root.string() + ": " + std::strerror(errno));
   auto inst = std::make_shared<Instance>();
   inst->temp_dir = buf.data();
+  inst->temp_slot = base::RegisterTempDir(inst->temp_dir);
+  base::InstallTempDirSignalCleanup();
+  WriteOwner(inst->temp_dir, 0);
   inst->layout = layout;
   inst->blocks_only = blocks_only;
   auto fail = [&](TsdbError::Code code, const std::string& msg) {
-    std::error_code ec;
-    fs::remove_all(inst->temp_dir, ec);
+    base::SetTempDirChild(inst->temp_slot, 0);
+    base::RemoveTreeNoFollow(inst->temp_dir.c_str());
+    base::ForgetTempDir(inst->temp_slot);
     throw TsdbError(code, msg);
   };
   const fs::path data = inst->temp_dir / "data";
   try {
-    CopyTsdb(layout, data, blocks_only);
-  } catch (const fs::filesystem_error& e) {
+    CopyTsdb(layout, plan, data, options_);
+  } catch (const TsdbError& e) {
+    fail(e.code(), e.what());
+  } catch (const std::exception& e) {
     fail(TsdbError::Code::kStartFailed, std::string("cannot copy the TSDB blocks: ") + e.what());
   }
   const fs::path config = inst->temp_dir / "prometheus.yml";
@@ -316,11 +437,17 @@ std::shared_ptr<TsdbManager::Instance> TsdbManager::Start(const fs::path& key, c
       ::_exit(127);
     }
     inst->pid = pid;
+    base::SetTempDirChild(inst->temp_slot, pid);
     inst->url = "http://127.0.0.1:" + std::to_string(port);
     PrometheusClient probe(inst->url);
     auto deadline = Clock::now() + options_.ready_timeout;
     bool ready = false, exited = false;
     while (Clock::now() < deadline) {
+      if (abort_starts_.load() > 0) {
+        Terminate(pid);
+        fail(TsdbError::Code::kStartFailed, "stopped while starting Prometheus on the copy of " + key.string() +
+                                                " (mt is shutting down)");
+      }
       if (!Alive(pid)) {
         exited = true;
         break;
@@ -332,16 +459,18 @@ std::shared_ptr<TsdbManager::Instance> TsdbManager::Start(const fs::path& key, c
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     if (ready) {
-      std::ofstream(inst->temp_dir / "owner") << ::getpid() << " " << pid << "\n";
+      WriteOwner(inst->temp_dir, pid);
       next_port_ = port + 1 > options_.port_last ? options_.port_first : port + 1;
       return inst;
     }
     if (!exited) {
       Terminate(pid);
+      base::SetTempDirChild(inst->temp_slot, 0);
       fail(TsdbError::Code::kStartFailed, "Prometheus on the copy of " + key.string() + " was not ready within " +
                                               std::to_string(options_.ready_timeout.count() / 1000) + " s: " +
                                               StartFailure(log));
     }
+    base::SetTempDirChild(inst->temp_slot, 0);   // exited and reaped by Alive()
     std::string why = StartFailure(log);
     if (why.find("address already in use") != std::string::npos) continue;   // lost a race for the port
     fail(TsdbError::Code::kStartFailed,
@@ -417,22 +546,26 @@ TsdbManager& DefaultTsdbManager() {
 }
 
 std::optional<int> LivePrometheusPort(const fs::path& log) {
-  std::ifstream in(log, std::ios::binary);
-  if (!in) return std::nullopt;
-  // The line comes from rank 0 at start-up; 32 MiB covers it in logs of any length.
-  constexpr std::size_t kScan = 32u << 20;
-  std::string line;
-  std::size_t read = 0;
+  auto f = base::OpenRegularFile(nullptr, log);
+  if (!f.ok()) return std::nullopt;
+  // The line comes from rank 0 at start-up; 32 MiB covers it in logs of any length. Lines
+  // are cut at 64 KiB: a 2 GB line costs 64 KiB, not 4 GB.
+  base::LineLimits limits;
+  limits.max_total_bytes = 32u << 20;
+  base::LineReader lines(f->fd(), limits);
   std::optional<int> port;
   static const std::string kMarker = "[Prometheus] Started on port ";
-  while (read < kScan && std::getline(in, line)) {
-    read += line.size() + 1;
+  std::string_view line;
+  while (lines.Next(&line)) {
     auto p = line.find(kMarker);
-    if (p == std::string::npos) continue;
-    int v = std::atoi(line.c_str() + p + kMarker.size());
+    if (p == std::string_view::npos) continue;
+    std::string digits(line.substr(p + kMarker.size(), 6));
+    int v = std::atoi(digits.c_str());
     if (v > 0 && v < 65536) port = v;
   }
   return port;
 }
+
+void RemovePrivateTsdbCopies() noexcept { base::RemoveRegisteredTempDirs(); }
 
 }  // namespace mt::tools

@@ -12,9 +12,21 @@
 //    idle timeout, when it is found dead it is started again, and every instance is
 //    stopped when the manager is destroyed (at process exit for the default manager).
 //    Children also get PR_SET_PDEATHSIG, so a crashed mt does not leave them behind.
+//  - The copy is confined and bounded (base/workspace_files.h): only what lies inside the
+//    job directory is copied (a block, `wal/` or `prometheus/` linking elsewhere is refused
+//    with TsdbError kUnsafe, and nothing of the outside file is read or echoed), FIFOs and
+//    devices are refused, and the copy is refused before anything is written (kTooLarge)
+//    when its apparent size (sparse files count in full) exceeds max_copy_bytes or a chunk
+//    segment exceeds what Prometheus ever writes. Holes stay holes in the copy.
+//  - Every private copy is registered in base/temp_dirs.h from the moment it exists, so
+//    it is removed on every exit path: the manager's destructor, exit() (atexit), SIGINT /
+//    SIGTERM / SIGHUP / SIGQUIT when their disposition is the default (mt query, mt perf,
+//    mt compare), and RemovePrivateTsdbCopies() for processes that handle signals
+//    themselves (mt serve: call it from the signal path before _Exit).
 #pragma once
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -37,12 +49,17 @@ struct TsdbManagerOptions {
   std::chrono::milliseconds ready_timeout{std::chrono::seconds(60)};
   std::filesystem::path temp_root;                 // empty: std::filesystem::temp_directory_path()
   std::string lookback_delta = "15m";
+  // The private copy's limit, apparent size of the blocks (and wal/) copied.
+  uint64_t max_copy_bytes = 8ull << 30;
+  // Prometheus cuts chunk segment files at 512 MiB; a larger one is not its output.
+  uint64_t max_chunk_segment_bytes = 512ull << 20;
 
-  // Defaults overridden by MT_PROMETHEUS, MT_TSDB_PORTS ("19600-19699") and
-  // MT_TSDB_IDLE_SECONDS when set.
+  // Defaults overridden by MT_PROMETHEUS, MT_TSDB_PORTS ("19600-19699"),
+  // MT_TSDB_IDLE_SECONDS and MT_TSDB_MAX_COPY_BYTES ("8G", "512M", bytes) when set.
   static TsdbManagerOptions FromEnvironment();
 };
 
+// The TSDB tree is confined to the directory that holds tsdb_dir (the job directory).
 struct TsdbSource {
   std::filesystem::path tsdb_dir;     // <job dir>/prometheus
   bool job_running = false;           // triage says the job is still running (or hanging)
@@ -84,11 +101,15 @@ class TsdbManager {
   TsdbManager(const TsdbManager&) = delete;
   TsdbManager& operator=(const TsdbManager&) = delete;
 
-  // Throws TsdbError (missing/empty/corrupt TSDB, no binary, no free port, start failure).
+  // Throws TsdbError (missing/empty/corrupt/unsafe TSDB, copy too large, no binary, no
+  // free port, start failure).
   TsdbLease Acquire(const TsdbSource& source);
   // Stops the instance serving `tsdb_dir` (e.g. after it stopped answering mid-query) so
   // that the next Acquire starts a fresh one. No-op for live Prometheus servers.
   void Discard(const std::filesystem::path& tsdb_dir);
+  // Stops every instance, including one being started right now (its Acquire throws
+  // kStartFailed "stopped while starting" within ~20 ms of the call instead of holding
+  // the manager until Prometheus is ready): safe on a shutdown path.
   void StopAll();
   // Instances currently running (tests, benchmarks).
   std::size_t running() const;
@@ -106,6 +127,7 @@ class TsdbManager {
   std::map<std::filesystem::path, std::shared_ptr<Instance>> instances_;
   int next_port_;
   bool stopping_ = false;
+  std::atomic<int> abort_starts_{0};   // > 0 while StopAll / the destructor wants in
   std::condition_variable cv_;
   std::thread reaper_;
 };
@@ -115,6 +137,14 @@ class TsdbManager {
 TsdbManager& DefaultTsdbManager();
 
 // "[Prometheus] Started on port 9190 ..." → 9190 (the last such line wins: restarts).
+// Reads the first 32 MiB of a regular file only, lines cut at 64 KiB.
 std::optional<int> LivePrometheusPort(const std::filesystem::path& log);
+
+// Stops every Prometheus started on a private copy and removes every private copy
+// ($TMPDIR/mt-tsdb-*) of this process, now. Async-signal-safe and lock-free: call it from
+// a signal handler or a signal-waiting thread, even while a query is copying or starting
+// (mt serve's shutdown path, before std::_Exit). The managers' state is not updated: call
+// it only when the process is about to end.
+void RemovePrivateTsdbCopies() noexcept;
 
 }  // namespace mt::tools

@@ -7,6 +7,8 @@
 
 #include <re2/re2.h>
 
+#include "base/workspace_files.h"
+
 namespace mt::tools {
 namespace fs = std::filesystem;
 namespace {
@@ -22,34 +24,21 @@ std::string StemOf(const std::string& name) {
   return IsLogName(name) ? name.substr(0, name.size() - 4) : name;
 }
 
-bool IsDir(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_directory(p, ec);
-}
+// Never throw, never block: lstat/stat only (base/workspace_files.h).
+bool IsDir(const fs::path& p) { return base::TargetType(p) == base::EntryType::kDirectory; }
 
-bool IsRegular(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec);
-}
+bool IsRegular(const fs::path& p) { return base::TargetType(p) == base::EntryType::kRegular; }
 
-bool SymlinkExists(const fs::path& p) {
-  std::error_code ec;
-  auto st = fs::symlink_status(p, ec);
-  return !ec && st.type() != fs::file_type::not_found;
-}
+bool SymlinkExists(const fs::path& p) { return base::LinkType(p) != base::EntryType::kNone; }
 
-// Sorted entry names of a directory (empty on error).
+// Sorted entry names of a directory (empty on error; the first million on a huge one).
 std::vector<std::string> Names(const fs::path& dir) {
+  constexpr size_t kMaxNames = 1000000;
   std::vector<std::string> out;
-  std::error_code ec;
-  fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
-  if (ec) return out;
-  for (; it != fs::directory_iterator(); it.increment(ec)) {
-    if (ec) break;
-    out.push_back(it->path().filename().string());
-    if (out.size() > 1000000) break;
-  }
-  std::sort(out.begin(), out.end());
+  bool truncated = false;
+  auto entries = base::ListDirectory(dir, kMaxNames, &truncated);
+  if (!entries.ok()) return out;
+  for (auto& e : *entries) out.push_back(std::move(e.name));
   return out;
 }
 

@@ -3,9 +3,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include <fstream>
+#include <functional>
 #include <random>
 #include <sys/stat.h>
 
+#include "base/workspace_files.h"
 #include "launcher/launch/k8s_manifest.h"
 #include "launcher/launch/process.h"
 
@@ -75,12 +77,29 @@ std::string SlurmBatchScript(const Plan& p) {
          "exec " + ShellQuote(p.binaries.at("mt-job")) + " run " + ShellQuote((p.artifact_dir / "plan.json").string()) + "\n";
 }
 
+// Walks `dir` without following symlinks (base/workspace_files.h: loops and links out of
+// the tree are never entered, nothing is chmod-ed through a link), calling fn(entry).
+static void ForEachInTree(const fs::path& dir, const std::function<void(const base::WalkEntry&)>& fn) {
+  auto root = base::FileRoot::Make(dir);
+  if (!root.ok()) return;
+  base::WalkOptions o;
+  o.follow_symlinks = false;
+  o.max_depth = 32;
+  (void)base::WalkTree(*root, root->path(), o, [&](const base::WalkEntry& e) {
+    fn(e);
+    return base::Visit::kContinue;
+  });
+}
+
 void RemoveTree(const fs::path& dir) {
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(dir, ec))) return;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-    if (it->is_directory(ec) && !it->is_symlink(ec)) chmod(it->path().c_str(), 0755);
-  chmod(dir.c_str(), 0755);
+  if (base::LinkType(dir) == base::EntryType::kDirectory) {
+    chmod(dir.c_str(), 0755);
+    ForEachInTree(dir, [](const base::WalkEntry& e) {
+      if (e.type == base::EntryType::kDirectory) chmod(e.path.c_str(), 0755);
+    });
+  }
   fs::remove_all(dir, ec);
 }
 
@@ -128,10 +147,12 @@ std::string CreateArtifact(const Plan& p, const std::vector<std::string>& submit
   }
   if (err.empty()) {
     // Read-only from here on: a queued job must run exactly what was planned.
-    for (auto it = fs::recursive_directory_iterator(tmp, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-      if (!it->is_directory()) chmod(it->path().c_str(), it->path().extension() == ".sbatch" ? 0555 : 0444);
-    for (auto it = fs::recursive_directory_iterator(tmp, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-      if (it->is_directory()) chmod(it->path().c_str(), 0555);
+    std::vector<fs::path> dirs;
+    ForEachInTree(tmp, [&dirs](const base::WalkEntry& e) {
+      if (e.type == base::EntryType::kRegular) chmod(e.path.c_str(), e.path.extension() == ".sbatch" ? 0555 : 0444);
+      if (e.type == base::EntryType::kDirectory) dirs.push_back(e.path);
+    });
+    for (auto d = dirs.rbegin(); d != dirs.rend(); ++d) chmod(d->c_str(), 0555);
     chmod(tmp.c_str(), 0555);
     fs::rename(tmp, p.artifact_dir, ec);
     if (ec) err = "cannot create " + p.artifact_dir.string() + ": " + ec.message();

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <thread>
 
+#include "base/workspace_files.h"
 #include "launcher/launch/artifact.h"
 #include "launcher/launch/k8s_manifest.h"
 #include "launcher/launch/process.h"
@@ -244,18 +245,27 @@ static std::string FindJob(const fs::path& ws, const std::string& job, fs::path*
     return "bad job id '" + job + "'";
   std::error_code ec;
   if (!fs::is_directory(ws, ec)) return "workspace " + ws.string() + " does not exist";
+  // One level, lstat types (base/workspace_files.h): a symlink anywhere in the workspace
+  // (a loop, a link out of it) is never a job directory and never breaks the search.
+  bool truncated = false;
+  auto entries = base::ListDirectory(ws, 1000000, &truncated);
+  if (!entries.ok()) return "cannot read workspace " + ws.string() + ": " + entries.message();
   std::vector<fs::path> hits;
-  for (const auto& e : fs::directory_iterator(ws, ec)) {
-    const std::string n = e.path().filename().string();
-    if (!e.is_directory() || e.is_symlink() || !fs::exists(e.path() / ".mt-launch.json")) continue;
-    if (n == job || n.rfind(job + "-", 0) == 0) hits.push_back(e.path());
+  for (const auto& e : *entries) {
+    const std::string& n = e.name;
+    if (e.type != base::EntryType::kDirectory || !(n == job || n.rfind(job + "-", 0) == 0)) continue;
+    if (base::LinkType(ws / n / ".mt-launch.json") != base::EntryType::kRegular) continue;
+    hits.push_back(ws / n);
   }
   if (hits.empty()) return "no job '" + job + "' submitted by mt in " + ws.string();
   if (hits.size() > 1) return "job '" + job + "' is ambiguous (" + std::to_string(hits.size()) + " job directories)";
   *dir = hits[0];
+  auto root = base::FileRoot::Make(*dir);
+  if (!root.ok()) return "unreadable job directory " + dir->string() + ": " + root.message();
+  auto text = base::ReadSmallFile(*root, *dir / ".mt-launch.json", 1 << 20);
+  if (!text.ok()) return "unreadable launch record in " + dir->string() + ": " + text.message();
   try {
-    std::ifstream f(*dir / ".mt-launch.json");
-    *rec = json::parse(f);
+    *rec = json::parse(*text);
   } catch (const std::exception& e) {
     return "unreadable launch record in " + dir->string() + ": " + e.what();
   }
@@ -264,12 +274,13 @@ static std::string FindJob(const fs::path& ws, const std::string& job, fs::path*
 
 // JOB SUMMARY status from the log's tail: "SUCCESS", "FAILED", with the exit code.
 static bool SummaryFromLog(const fs::path& log, std::string* state, int* exit_code) {
-  std::ifstream f(log, std::ios::binary);
-  if (!f) return false;
-  f.seekg(0, std::ios::end);
-  const auto size = static_cast<long long>(f.tellg());
-  f.seekg(std::max(0LL, size - 16384));
-  std::string tail((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  // A regular file only: a FIFO or device named like the log must not block or feed us.
+  auto f = base::OpenRegularFile(nullptr, log);
+  if (!f.ok()) return false;
+  const uint64_t size = f->size(), from = size > 16384 ? size - 16384 : 0;
+  std::string tail(static_cast<size_t>(size - from), '\0');
+  const ssize_t got = ::pread(f->fd(), tail.data(), tail.size(), static_cast<off_t>(from));
+  tail.resize(got > 0 ? static_cast<size_t>(got) : 0);
   static const std::regex kStatus(R"(Status:\s*(?:\x1b\[[0-9;]*m)?(SUCCESS|FAILED) \(exit (\d+)\))");
   std::smatch m;
   std::string::const_iterator it = tail.begin();

@@ -147,6 +147,7 @@ int RunServe(const std::vector<std::string>& args) {
     // stopping the Prometheus instances query_tsdb started (and their private copies).
     if (use_stdio) {
       DefaultTsdbManager().StopAll();
+      RemovePrivateTsdbCopies();   // lock-free: also when StopAll could not finish
       std::_Exit(0);
     }
   });
