@@ -266,23 +266,20 @@ ssize_t GuardedStream::write(const char* ptr, size_t size) {
   return ssize_t(done);
 }
 
-void GuardedStream::get_remote_ip_and_port(std::string& ip, int& port) const {
+namespace {
+// getpeername / getsockname into an address and a port (unchanged on failure).
+void NameOf(int (*get)(int, sockaddr*, socklen_t*), int sock, std::string& ip, int& port) {
   sockaddr_storage ss{};
   socklen_t len = sizeof ss;
-  if (getpeername(sock_, reinterpret_cast<sockaddr*>(&ss), &len) == 0) {
+  if (get(sock, reinterpret_cast<sockaddr*>(&ss), &len) == 0) {
     ip = AddressOf(ss);
     port = PortOf(ss);
   }
 }
+}  // namespace
 
-void GuardedStream::get_local_ip_and_port(std::string& ip, int& port) const {
-  sockaddr_storage ss{};
-  socklen_t len = sizeof ss;
-  if (getsockname(sock_, reinterpret_cast<sockaddr*>(&ss), &len) == 0) {
-    ip = AddressOf(ss);
-    port = PortOf(ss);
-  }
-}
+void GuardedStream::get_remote_ip_and_port(std::string& ip, int& port) const { NameOf(::getpeername, sock_, ip, port); }
+void GuardedStream::get_local_ip_and_port(std::string& ip, int& port) const { NameOf(::getsockname, sock_, ip, port); }
 
 bool GuardedStream::WaitForRequest(const std::function<bool()>& stopping) {
   if (off_ < len_) return true;   // pipelined: the next request is already here

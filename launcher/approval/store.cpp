@@ -151,6 +151,16 @@ std::string ApprovalStore::Load(const std::string& id, PlanRecord* out) const {
   return "";
 }
 
+void ApprovalStore::ForEachRecordLocked(const std::function<void(PlanRecord&)>& fn) const {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir_, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() != 37 || e.path().extension() != ".json") continue;
+    PlanRecord r;
+    if (Load(name.substr(0, 32), &r).empty()) fn(r);
+  }
+}
+
 std::string ApprovalStore::Save(const PlanRecord& rec) const { return WriteAtomic(PathOf(rec.id), rec.ToJson().dump(1) + "\n"); }
 
 std::string ApprovalStore::Create(PlanRecord* rec, int64_t now, std::size_t max_pending_per_requester) {
@@ -158,14 +168,9 @@ std::string ApprovalStore::Create(PlanRecord* rec, int64_t now, std::size_t max_
     if (max_pending_per_requester > 0) {
       // Counted under the lock, so a burst of parallel requests cannot slip past the cap.
       std::size_t pending = 0;
-      std::error_code ec;
-      for (const auto& e : fs::directory_iterator(dir_, ec)) {
-        const std::string name = e.path().filename().string();
-        if (name.size() != 37 || e.path().extension() != ".json") continue;
-        PlanRecord r;
-        if (!Load(name.substr(0, 32), &r).empty()) continue;
-        if (r.state == "pending" && now < r.expires && r.requester == rec->requester) ++pending;
-      }
+      ForEachRecordLocked([&](PlanRecord& r) {
+        pending += r.state == "pending" && now < r.expires && r.requester == rec->requester;
+      });
       if (pending >= max_pending_per_requester)
         return rec->requester + " already has " + std::to_string(pending) +
                " plans waiting for approval (the limit is " + std::to_string(max_pending_per_requester) +
@@ -200,18 +205,13 @@ std::string ApprovalStore::Get(const std::string& id, int64_t now, PlanRecord* o
 std::vector<PlanRecord> ApprovalStore::List(int64_t now) {
   std::vector<PlanRecord> out;
   Locked([&]() -> std::string {
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(dir_, ec)) {
-      const std::string name = e.path().filename().string();
-      if (name.size() != 37 || e.path().extension() != ".json") continue;
-      PlanRecord r;
-      if (!Load(name.substr(0, 32), &r).empty()) continue;
+    ForEachRecordLocked([&](PlanRecord& r) {
       if (r.state == "pending" && now >= r.expires) {
         r.state = "expired";
-        Save(r);
+        (void)Save(r);
       }
       out.push_back(std::move(r));
-    }
+    });
     return "";
   });
   std::sort(out.begin(), out.end(), [](const PlanRecord& a, const PlanRecord& b) {

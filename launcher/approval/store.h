@@ -74,6 +74,8 @@ class ApprovalStore {
   std::string Locked(const std::function<std::string()>& fn);
   std::string Load(const std::string& id, PlanRecord* out) const;
   std::string Save(const PlanRecord& rec) const;
+  // Every readable record, with the store already locked by the caller.
+  void ForEachRecordLocked(const std::function<void(PlanRecord&)>& fn) const;
   std::filesystem::path PathOf(const std::string& id) const { return dir_ / (id + ".json"); }
 
   std::filesystem::path dir_;

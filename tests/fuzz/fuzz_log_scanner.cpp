@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string>
 
-#include "tools/log_scanner.h"
+#include "tools/logs/log_scanner.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using mt::tools::LogScanner;

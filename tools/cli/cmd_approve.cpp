@@ -6,10 +6,10 @@
 
 #include <iostream>
 
-#include "tools/approval_gate.h"
+#include "tools/gate/approval_gate.h"
 #include "tools/cli/command.h"
 #include "tools/cli/flags.h"
-#include "tools/config.h"
+#include "tools/catalog/config.h"
 
 namespace mt::tools::cli {
 namespace approval = launch::approval;

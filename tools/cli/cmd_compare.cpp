@@ -4,8 +4,8 @@
 
 #include "tools/cli/command.h"
 #include "tools/cli/flags.h"
-#include "tools/compare_jobs_tool.h"
-#include "tools/config.h"
+#include "tools/catalog/compare_jobs_tool.h"
+#include "tools/catalog/config.h"
 
 namespace mt::tools::cli {
 namespace {

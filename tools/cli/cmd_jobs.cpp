@@ -4,8 +4,8 @@
 
 #include "tools/cli/command.h"
 #include "tools/cli/flags.h"
-#include "tools/config.h"
-#include "tools/list_jobs_tool.h"
+#include "tools/catalog/config.h"
+#include "tools/catalog/list_jobs_tool.h"
 
 namespace mt::tools::cli {
 

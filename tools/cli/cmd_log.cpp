@@ -5,8 +5,8 @@
 
 #include "tools/cli/command.h"
 #include "tools/cli/flags.h"
-#include "tools/config.h"
-#include "tools/read_log_tool.h"
+#include "tools/catalog/config.h"
+#include "tools/catalog/read_log_tool.h"
 
 namespace mt::tools::cli {
 

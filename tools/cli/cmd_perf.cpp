@@ -4,8 +4,8 @@
 
 #include "tools/cli/command.h"
 #include "tools/cli/flags.h"
-#include "tools/config.h"
-#include "tools/perf_analysis_tool.h"
+#include "tools/catalog/config.h"
+#include "tools/catalog/perf_analysis_tool.h"
 
 namespace mt::tools::cli {
 namespace {

@@ -7,9 +7,9 @@
 
 #include "tools/cli/command.h"
 #include "tools/cli/flags.h"
-#include "tools/config.h"
-#include "tools/prometheus_client.h"
-#include "tools/query_tsdb_tool.h"
+#include "tools/catalog/config.h"
+#include "tools/tsdb/prometheus_client.h"
+#include "tools/catalog/query_tsdb_tool.h"
 
 namespace mt::tools::cli {
 namespace {

@@ -2,8 +2,8 @@
 #include <iostream>
 
 #include "tools/cli/command.h"
-#include "tools/product_tools.h"
-#include "tools/tool_reference.h"
+#include "tools/catalog/product_tools.h"
+#include "tools/catalog/tool_reference.h"
 
 namespace mt::tools::cli {
 

@@ -16,13 +16,13 @@
 #include "mcp/server.h"
 #include "mcp/signals.h"
 #include "mcp/stdio_transport.h"
-#include "tools/approval_page.h"
+#include "tools/gate/approval_page.h"
 #include "tools/cli/command.h"
 #include "tools/cli/flags.h"
-#include "tools/config.h"
-#include "tools/product_tools.h"
-#include "tools/report_routes.h"
-#include "tools/tsdb_manager.h"
+#include "tools/catalog/config.h"
+#include "tools/catalog/product_tools.h"
+#include "tools/catalog/report_routes.h"
+#include "tools/tsdb/tsdb_manager.h"
 
 namespace mt::tools::cli {
 

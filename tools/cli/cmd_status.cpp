@@ -6,7 +6,7 @@
 #include "launcher/launch/submit.h"
 #include "tools/cli/command.h"
 #include "tools/cli/flags.h"
-#include "tools/config.h"
+#include "tools/catalog/config.h"
 
 namespace mt::tools::cli {
 

@@ -8,7 +8,7 @@
 #include "launcher/launch/plan.h"
 #include "launcher/launch/submit.h"
 #include "tools/cli/command.h"
-#include "tools/config.h"
+#include "tools/catalog/config.h"
 
 namespace mt::tools::cli {
 namespace {

@@ -11,8 +11,8 @@
 #include "launcher/sim/job_writer.h"
 #include "tools/cli/command.h"
 #include "tools/cli/flags.h"
-#include "tools/config.h"
-#include "tools/sweep_runner.h"
+#include "tools/catalog/config.h"
+#include "tools/gate/sweep_runner.h"
 
 namespace mt::tools::cli {
 

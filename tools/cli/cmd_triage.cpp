@@ -7,8 +7,8 @@
 
 #include "tools/cli/command.h"
 #include "tools/cli/flags.h"
-#include "tools/config.h"
-#include "tools/triage_log_tool.h"
+#include "tools/catalog/config.h"
+#include "tools/catalog/triage_log_tool.h"
 
 namespace mt::tools::cli {
 namespace {

@@ -66,7 +66,7 @@ CSRF=$(grep -o 'name=csrf value="[0-9a-f]*"' body.html | head -1 | sed 's/.*valu
 [ "$(code -b jar -d "id=$P&hash=$H&decision=approve&csrf=$(flip "$CSRF")" "$BASE/approvals/decide")" = 403 ] || fail "wrong CSRF accepted"
 [ "$(code -b jar -d "id=$P&hash=$H&decision=approve" "$BASE/approvals/decide")" = 403 ] || fail "missing CSRF accepted"
 [ "$(code -b jar -d "id=$P&hash=$(flip "$H")&decision=approve&csrf=$CSRF" "$BASE/approvals/decide")" = 303 ] || fail "changed hash"
-"$MT" approvals --workspace "$WS" --json | grep -q "\"plan_id\":\"$P\"" || fail "plan no longer pending after the attacks"
+PENDING=$("$MT" approvals --workspace "$WS" --json); grep -q "\"plan_id\":\"$P\"" <<<"$PENDING" || fail "plan no longer pending after the attacks"
 
 # Over HTTP with the agent's token (the shipped default, URL mode). Clients that answer forms
 # with "approve" (legacy SSE elicitation, 2026-07-28 input_required) are never asked.

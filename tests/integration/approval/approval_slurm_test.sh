@@ -91,7 +91,7 @@ R3=$(client no-elicit "$(ARGS oob)") || fail "no-elicit client: $R3"
 echo "no elicitation: $R3"
 [ "$(echo "$R3" | field status)" = pending_approval ] && [ "$(echo "$R3" | field asked)" = 0 ] || fail "no-elicit: $R3"
 P3=$(echo "$R3" | field plan_id)
-"$MT" approvals --workspace "$WS" | grep -q "^$P3  pending  submit" || fail "mt approvals does not list $P3"
+LIST=$("$MT" approvals --workspace "$WS"); grep -q "^$P3  pending  submit" <<<"$LIST" || fail "mt approvals does not list $P3"   # (grep -q on a pipe would SIGPIPE mt under pipefail)
 # No terminal and no --yes: nothing is decided.
 "$MT" approve "$P3" --workspace "$WS" </dev/null 2>err.txt && fail "approve without terminal or --yes succeeded"
 grep -q "no terminal to confirm on" err.txt || fail "approve without terminal: $(cat err.txt)"

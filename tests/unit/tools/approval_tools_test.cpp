@@ -13,10 +13,10 @@
 #include "mcp/server.h"
 #include "mcp/session.h"
 #include "test_util.h"
-#include "tools/approval_gate.h"
-#include "tools/cancel_job_tool.h"
-#include "tools/config.h"
-#include "tools/submit_job_tool.h"
+#include "tools/gate/approval_gate.h"
+#include "tools/catalog/cancel_job_tool.h"
+#include "tools/catalog/config.h"
+#include "tools/catalog/submit_job_tool.h"
 
 namespace mt::tools {
 namespace {

@@ -2,16 +2,16 @@
 // a few hosts standing out, and no false positives from noise), steady TGS over the
 // overlapping step range with spikes excluded, the config diff, the log diff, and the
 // log-only fallback when a job has no TSDB.
-#include "tools/compare_jobs.h"
+#include "tools/compare/compare_jobs.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "tests/unit/tools/perf_test_util.h"
-#include "tools/compare_config.h"
-#include "tools/compare_tsdb.h"
-#include "tools/scan_cache.h"
+#include "tools/compare/compare_config.h"
+#include "tools/compare/compare_tsdb.h"
+#include "tools/logs/scan_cache.h"
 
 namespace mt::tools {
 namespace {

@@ -1,4 +1,4 @@
-#include "tools/config.h"
+#include "tools/catalog/config.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "tools/literal_set.h"
+#include "tools/logs/literal_set.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "tools/log_window.h"
+#include "tools/logs/log_window.h"
 
 #include <gtest/gtest.h>
 

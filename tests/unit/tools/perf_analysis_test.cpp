@@ -1,7 +1,7 @@
 // perf_analysis on synthetic logs whose numbers are known: windows, steady TGS,
 // entries per step, MFU from the log or from the peak table, periodic overhead, loss
 // trend, artifacts (HLO collectives, xplane, TFRecord files) and the HTML report.
-#include "tools/perf_analysis.h"
+#include "tools/perf/perf_analysis.h"
 
 #include <gtest/gtest.h>
 
@@ -9,12 +9,12 @@
 #include <fstream>
 
 #include "tests/unit/tools/perf_test_util.h"
-#include "tools/hlo_collectives.h"
-#include "tools/html_escape.h"
-#include "tools/perf_analysis_tool.h"
-#include "tools/perf_artifacts.h"
-#include "tools/perf_peaks.h"
-#include "tools/report_perf_html.h"
+#include "tools/perf/hlo_collectives.h"
+#include "tools/common/html_escape.h"
+#include "tools/catalog/perf_analysis_tool.h"
+#include "tools/perf/perf_artifacts.h"
+#include "tools/perf/perf_peaks.h"
+#include "tools/perf/report_perf_html.h"
 
 namespace mt::tools {
 namespace {

@@ -1,5 +1,5 @@
 // /reports/<job>/<file>: only regular files directly inside a job's mt_report/.
-#include "tools/report_routes.h"
+#include "tools/catalog/report_routes.h"
 
 #include <gtest/gtest.h>
 

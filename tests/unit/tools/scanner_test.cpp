@@ -1,5 +1,5 @@
 // The scanner on the inputs it must survive and the line shapes it must read.
-#include "tools/log_scanner.h"
+#include "tools/logs/log_scanner.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -9,8 +9,8 @@
 #include <thread>
 
 #include "test_util.h"
-#include "tools/log_line.h"
-#include "tools/scan_cache.h"
+#include "tools/logs/log_line.h"
+#include "tools/logs/scan_cache.h"
 
 using mt::tools::testing::Iso;
 

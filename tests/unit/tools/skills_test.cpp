@@ -1,7 +1,7 @@
 // Skills: SKILL.md parsing, rendering as a prompt, the tool calls they name, and the skills
 // compiled into the binary (every one parses, has the required sections, and names only
 // tools and arguments that exist in mt's registry).
-#include "tools/skills.h"
+#include "tools/catalog/skills.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <set>
 
 #include "mcp/json_rpc.h"
-#include "tools/product_tools.h"
+#include "tools/catalog/product_tools.h"
 
 namespace mt::tools {
 namespace {

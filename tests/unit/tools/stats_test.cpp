@@ -1,4 +1,4 @@
-#include "tools/stats.h"
+#include "tools/common/stats.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // mt sweep's pure parts: the spec, the comparison against a baseline, and the reports.
 #include <gtest/gtest.h>
 
-#include "tools/sweep_report.h"
-#include "tools/sweep_spec.h"
+#include "tools/gate/sweep_report.h"
+#include "tools/gate/sweep_spec.h"
 
 namespace mt::tools {
 namespace {

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "tools/iso_time.h"
+#include "tools/common/iso_time.h"
 
 namespace mt::tools::testing {
 

@@ -5,9 +5,9 @@
 #include "mcp/call_context.h"
 #include "mcp/schema_validator.h"
 #include "test_util.h"
-#include "tools/list_jobs_tool.h"
-#include "tools/read_log_tool.h"
-#include "tools/triage_log_tool.h"
+#include "tools/catalog/list_jobs_tool.h"
+#include "tools/catalog/read_log_tool.h"
+#include "tools/catalog/triage_log_tool.h"
 
 namespace mt::tools {
 namespace {

@@ -7,8 +7,8 @@
 #include <cstdlib>
 
 #include "test_util.h"
-#include "tools/triage.h"
-#include "tools/workspace.h"
+#include "tools/logs/triage.h"
+#include "tools/logs/workspace.h"
 
 namespace mt::tools {
 namespace {

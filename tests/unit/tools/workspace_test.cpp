@@ -1,9 +1,9 @@
-#include "tools/workspace.h"
+#include "tools/logs/workspace.h"
 
 #include <gtest/gtest.h>
 
 #include "test_util.h"
-#include "tools/nodelist.h"
+#include "tools/common/nodelist.h"
 
 namespace mt::tools {
 namespace {

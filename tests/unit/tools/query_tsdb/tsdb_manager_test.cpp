@@ -15,10 +15,10 @@
 #include <thread>
 
 #include "tests/unit/tools/query_tsdb/tsdb_fixture.h"
-#include "tools/prometheus_client.h"
-#include "tools/tsdb_blocks.h"
-#include "tools/tsdb_manager.h"
-#include "tools/tsdb_series.h"
+#include "tools/tsdb/prometheus_client.h"
+#include "tools/tsdb/tsdb_blocks.h"
+#include "tools/tsdb/tsdb_manager.h"
+#include "tools/tsdb/tsdb_series.h"
 
 namespace mt::tools {
 namespace {

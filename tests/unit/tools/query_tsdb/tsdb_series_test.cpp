@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "tools/tsdb_context.h"
-#include "tools/tsdb_series.h"
+#include "tools/tsdb/tsdb_context.h"
+#include "tools/tsdb/tsdb_series.h"
 
 namespace mt::tools {
 namespace {

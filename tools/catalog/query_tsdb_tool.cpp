@@ -1,0 +1,359 @@
+#include <cstdlib>
+#include "tools/catalog/query_tsdb_tool.h"
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "mcp/call_context.h"
+#include "tools/catalog/answer_budget.h"
+#include "tools/common/iso_time.h"
+#include "tools/tsdb/prometheus_client.h"
+#include "tools/catalog/triage_log_tool.h"
+#include "tools/tsdb/tsdb_modes.h"
+
+namespace mt::tools {
+namespace {
+
+constexpr const char* kDescription =
+    "Query a job's Prometheus TSDB (GPU, host, network and training metrics of every node) and get "
+    "evidence, not raw data: a few hundred tokens with per-host numbers, outliers and a one-sentence "
+    "verdict. Works after the job ended (starts a private Prometheus on a copy of the job's blocks) or "
+    "while it runs. Modes: `discover` (metric families, hosts, time range, checks the TSDB is the job's); "
+    "`promql` (any query; instant at `time` or range with start/end/step; answered as per-series "
+    "min/mean/max/last, host ranking, outliers and at most `points` raw points); `playbook` (hang, "
+    "heartbeat, host_oom, node_failure, gpu_health, network_health, training_stability, or auto = the "
+    "one for triage's class; the window defaults from triage: hang time, heartbeat-stop time); "
+    "`correlate` (at a time or a training step: every metric family, hosts ranked by deviation from the "
+    "others and from their own baseline). Run triage_log first; use discover when unsure of names.";
+
+constexpr size_t kDefaultTokens = 2000;
+constexpr size_t kFullTokens = 20000;
+
+Json Str() { return Json{{"type", "string"}}; }
+Json Num() { return Json{{"type", "number"}}; }
+Json TimeArg(const char* what) {
+  return Json{{"type", {"string", "number"}},
+              {"description", std::string(what) + ": ISO-8601 (2026-02-24T19:06:00Z) or Unix seconds"}};
+}
+
+Json InputSchema() {
+  return Json{
+      {"type", "object"},
+      {"additionalProperties", false},
+      {"required", {"job", "mode"}},
+      {"properties",
+       {{"job", {{"type", "string"}, {"minLength", 1}, {"maxLength", 1024}, {"description", "job id, directory or log name"}}},
+        {"mode", {{"enum", {"discover", "promql", "playbook", "correlate"}}}},
+        {"query", {{"type", "string"}, {"minLength", 1}, {"maxLength", 8192}, {"description", "PromQL (mode promql)"}}},
+        {"start", TimeArg("range start (promql; playbook window)")},
+        {"end", TimeArg("range end (promql; playbook window)")},
+        {"time", TimeArg("instant-query time (promql) or the moment to correlate")},
+        {"step", {{"type", "number"}, {"exclusiveMinimum", 0}, {"maximum", 86400}, {"description", "range step in seconds (raised if a series would exceed 11,000 points)"}}},
+        {"points", {{"type", "integer"}, {"minimum", 0}, {"maximum", 500}, {"default", 20}, {"description", "raw points returned at most (promql)"}}},
+        {"playbook", {{"enum", {"auto", "hang", "heartbeat", "host_oom", "node_failure", "gpu_health", "network_health", "training_stability"}}}},
+        {"training_step", {{"type", "integer"}, {"minimum", 0}, {"description", "correlate at this training step (mapped to time through tb_step)"}}},
+        {"now", {{"type", "string"}, {"maxLength", 40}, {"description", "ISO-8601 'now' for the triage that sets default windows (default: the end of the TSDB's data)"}}},
+        {"detail", {{"enum", {"summary", "full"}}, {"default", "summary"}, {"description", "full: up to 20,000 tokens instead of 2,000"}}}}}};
+}
+
+Json OutputSchema() {
+  Json finding = {{"type", "object"},
+                  {"required", {"rule", "verdict", "evidence"}},
+                  {"additionalProperties", false},
+                  {"properties", {{"rule", Str()}, {"verdict", Str()}, {"evidence", {{"type", {"object", "string"}}}}}}};
+  Json outlier = {{"type", "object"},
+                  {"required", {"host", "metric", "value", "baseline", "score"}},
+                  {"additionalProperties", false},
+                  {"properties", {{"host", Str()}, {"gpu", Str()}, {"metric", Str()}, {"value", Num()}, {"baseline", Num()}, {"score", Num()}}}};
+  Json window = {{"type", "object"},
+                 {"required", {"start", "end"}},
+                 {"additionalProperties", false},
+                 {"properties", {{"start", Str()}, {"end", Str()}}}};
+  Json tsdb = {{"type", "object"},
+               {"required", {"source", "data_start", "data_end", "blocks"}},
+               {"additionalProperties", false},
+               {"properties", {{"source", {{"enum", {"live", "private copy"}}}}, {"data_start", Str()}, {"data_end", Str()},
+                               {"blocks", {{"type", "integer"}}}, {"note", Str()}}}};
+  return Json{{"type", "object"},
+              {"required", {"mode", "job", "window", "tsdb", "hosts", "findings", "outliers", "verdict", "notes", "truncated"}},
+              {"properties",
+               {{"mode", {{"enum", {"discover", "promql", "playbook", "correlate"}}}},
+                {"job", Str()},
+                {"playbook", Str()},
+                {"window", window},
+                {"tsdb", tsdb},
+                {"hosts", {{"type", "array"}, {"items", Str()}}},
+                {"hosts_total", {{"type", "integer"}}},
+                {"findings", {{"type", "array"}, {"items", finding}}},
+                {"outliers", {{"type", "array"}, {"items", outlier}}},
+                {"verdict", Str()},
+                {"notes", {{"type", "array"}, {"items", Str()}}},
+                {"truncated", {{"type", "boolean"}}},
+                {"omitted", Str()},
+                {"families", {{"type", "array"}}},
+                {"metric_count", {{"type", "integer"}}},
+                {"up_at_end", {{"type", "object"}}},
+                {"series", {{"type", "array"}}},
+                {"series_total", {{"type", "integer"}}},
+                {"samples_total", {{"type", "integer"}}},
+                {"host_ranking", {{"type", "array"}}},
+                {"points", {{"type", "object"}}},
+                {"step_seconds", Num()},
+                {"queries", {{"type", "integer"}}}}},
+              {"additionalProperties", false}};
+}
+
+// Times outside this window are refused rather than passed on: 1e308 s would overflow the
+// time arithmetic downstream (year −292277022657 in an answer) and no training job's TSDB
+// holds data before 2000 or after 2100.
+constexpr double kEarliestTime = 946684800;    // 2000-01-01T00:00:00Z
+constexpr double kLatestTime = 4102444800;     // 2100-01-01T00:00:00Z
+
+std::optional<double> ParseTime(const Json& args, const char* key) {
+  if (!args.contains(key)) return std::nullopt;
+  const Json& v = args[key];
+  double t = 0;
+  std::string shown;
+  if (v.is_number()) {
+    t = v.get<double>();
+    shown = v.dump();
+    if (t > 1e11) t /= 1000;   // milliseconds
+  } else {
+    shown = v.get<std::string>();
+    if (!shown.empty() && shown.find_first_not_of("0123456789.") == std::string::npos) {
+      char* end = nullptr;
+      t = std::strtod(shown.c_str(), &end);   // no exception on overflow: HUGE_VAL is refused below
+      if (*end != '\0') throw std::invalid_argument(std::string(key) + ": '" + shown + "' is not a number of Unix seconds");
+      if (t > 1e11) t /= 1000;
+    } else {
+      auto iso = ParseIso8601(shown);
+      if (!iso) throw std::invalid_argument(std::string(key) + ": '" + shown + "' is not an ISO-8601 time or Unix seconds");
+      t = static_cast<double>(*iso);
+    }
+  }
+  if (!(t >= kEarliestTime && t <= kLatestTime))
+    throw std::invalid_argument(std::string(key) + ": " + shown.substr(0, 40) +
+                                " is outside 2000-01-01..2100-01-01 (give ISO-8601 or Unix seconds)");
+  return t;
+}
+
+// Bounds the answer: drops detail in a fixed order until it fits, and says what went.
+void Bound(Json& out, size_t max_tokens) {
+  AnswerBudget budget(out, max_tokens);
+  if (!budget.over_at_start()) return;
+  auto tokens_over = [&budget] { return budget.over(); };
+  auto shrink_array = [](Json& a, size_t n) {
+    if (a.is_array() && a.size() > n) a.erase(a.begin() + static_cast<std::ptrdiff_t>(n), a.end());
+  };
+  if (out["outliers"].size() > 5) {
+    shrink_array(out["outliers"], 5);
+    budget.Dropped("outliers beyond 5");
+  }
+  for (const char* k : {"series", "families", "host_ranking"})
+    if (tokens_over() && out.contains(k) && out[k].size() > 5) {
+      shrink_array(out[k], 5);
+      budget.Dropped(std::string(k) + " beyond 5");
+    }
+  if (tokens_over() && out.contains("points")) {
+    out.erase("points");
+    budget.Dropped("raw points");
+  }
+  // Evidence arrays inside findings, then whole evidence objects, largest first.
+  for (size_t cap : {8u, 4u}) {
+    if (!tokens_over()) break;
+    for (auto& f : out["findings"])
+      if (f["evidence"].is_object())
+        for (auto& [k, v] : f["evidence"].items())
+          if (v.is_array() && v.size() > cap) {
+            shrink_array(v, cap);
+            budget.Dropped("evidence." + k + " beyond " + std::to_string(cap));
+          }
+  }
+  while (tokens_over()) {
+    size_t best = 0, best_size = 0;
+    for (size_t i = 0; i < out["findings"].size(); ++i) {
+      size_t s = out["findings"][i]["evidence"].dump().size();
+      if (s > best_size) best = i, best_size = s;
+    }
+    if (best_size <= 2) break;
+    out["findings"][best]["evidence"] = "omitted (detail: full shows it)";
+    budget.Dropped("evidence of '" + out["findings"][best]["rule"].get<std::string>().substr(0, 40) + "'");
+  }
+  budget.Finish("call again with detail: full, or a narrower query, for the rest");
+}
+
+}  // namespace
+
+Json QueryTsdbStructured(const JobFiles& job, const Json& args, TsdbManager& manager, mcp::CallContext* call,
+                         Json* stats) {
+  const std::string mode = args.at("mode").get<std::string>();
+  // Bad times are the caller's mistake: say so before any TSDB work (and whatever the job).
+  for (const char* key : {"start", "end", "time"}) ParseTime(args, key);
+  if (job.dir.empty()) throw std::invalid_argument("job " + job.id + " has no job directory, so no TSDB");
+  const auto tsdb_dir = job.dir / "prometheus";
+  TsdbLayout layout = ReadTsdbLayout(tsdb_dir);
+  TsdbWindow data{layout.min_ms / 1000.0, (layout.max_ms - 1) / 1000.0};
+
+  // Triage (cached scan) for default windows and liveness, judged at the end of the data
+  // unless `now` is given, so that the same files always give the same answer.
+  Json triage;
+  if (!job.log.empty()) {
+    Json targs = Json::object();
+    // With no compacted block yet (a job that just started) there is no data end to judge
+    // at: the clock decides.
+    if (args.contains("now")) targs["now"] = args["now"].get<std::string>();
+    else if (!layout.blocks.empty()) targs["now"] = FormatIso8601(static_cast<int64_t>(data.end));
+    try {
+      triage = TriageLogStructured(job, targs);
+    } catch (const std::invalid_argument&) {
+      throw;
+    } catch (const std::exception&) {
+      triage = Json();   // an unreadable log only costs the default windows
+    }
+  }
+  TsdbSource source;
+  source.tsdb_dir = tsdb_dir;
+  std::string status = triage.is_object() ? triage.value("status", "") : "";
+  source.job_running = status == "running" || status == "hang";
+  if (source.job_running && !job.log.empty()) source.live_port = LivePrometheusPort(job.log);
+
+  // Arguments per mode.
+  PromqlRequest pq;
+  std::string playbook;
+  std::optional<TsdbWindow> window;
+  std::optional<double> at;
+  std::optional<long> at_step;
+  auto start = ParseTime(args, "start"), end = ParseTime(args, "end");
+  if (mode == "promql") {
+    if (!args.contains("query")) throw std::invalid_argument("mode promql needs `query`");
+    pq.query = args["query"].get<std::string>();
+    pq.start = start;
+    pq.end = end;
+    if (args.contains("step")) pq.step = args["step"].get<double>();
+    pq.time = ParseTime(args, "time");
+    pq.points = args.value("points", 20);
+  } else if (mode == "playbook") {
+    playbook = args.value("playbook", std::string("auto"));
+    if (playbook == "auto") playbook = PlaybookForClass(triage.is_object() ? triage.value("class", "") : "");
+    if (start || end) window = TsdbWindow{start.value_or(data.start), end.value_or(data.end)};
+    if (window && window->end <= window->start) throw std::invalid_argument("end must be after start");
+  } else if (mode == "correlate") {
+    at = ParseTime(args, "time");
+    if (args.contains("training_step")) at_step = args["training_step"].get<long>();
+    if (!at && !at_step) throw std::invalid_argument("mode correlate needs `time` or `training_step`");
+  }
+
+  auto run = [&](TsdbLease& lease) {
+    PrometheusClient client(lease.url());
+    if (lease.source() == "live") {
+      // A running Prometheus also holds samples not yet compacted into blocks: its head.
+      Json head = client.TsdbStatus().value("headStats", Json::object());
+      double head_min = head.value("minTime", 0.0) / 1000.0, head_max = head.value("maxTime", 0.0) / 1000.0;
+      if (head_max > head_min && head_min > 0) {
+        data.start = layout.blocks.empty() ? head_min : std::min(data.start, head_min);
+        data.end = layout.blocks.empty() ? head_max : std::max(data.end, head_max);
+      }
+    }
+    TsdbContext ctx(client, data, call);
+    ModeResult r;
+    if (mode == "discover") r = RunDiscover(ctx, triage);
+    else if (mode == "promql") r = RunPromql(ctx, pq);
+    else if (mode == "playbook") r = RunPlaybook(ctx, playbook, triage, window);
+    else {
+      double t = at.value_or(0);
+      if (at_step) {
+        auto ts = ctx.TimeOfStep(*at_step);
+        if (!ts) throw std::invalid_argument("training step " + std::to_string(*at_step) + " is not in the TSDB's tb_step series");
+        t = *ts;
+      }
+      r = RunCorrelate(ctx, t, at_step);
+    }
+    Json hosts = Json::array();
+    const auto& hs = ctx.Hosts();
+    for (size_t i = 0; i < hs.size() && i < 64; ++i) hosts.push_back(hs[i]);
+    Json out = {{"mode", mode},
+                {"job", job.id.empty() ? job.name : job.id},
+                {"window", {{"start", IsoTime(r.window.start)}, {"end", IsoTime(r.window.end)}}},
+                {"tsdb", {{"source", lease.source()}, {"data_start", IsoTime(data.start)}, {"data_end", IsoTime(data.end)},
+                          {"blocks", layout.blocks.size()}}},
+                {"hosts", hosts},
+                {"findings", r.findings},
+                {"outliers", r.outliers},
+                {"verdict", r.verdict},
+                {"notes", r.notes},
+                {"truncated", false}};
+    if (!lease.note().empty()) out["tsdb"]["note"] = lease.note();
+    if (hs.size() > 64) out["hosts_total"] = hs.size();
+    if (mode == "playbook") out["playbook"] = playbook;
+    for (auto& [k, v] : r.extra.items()) out[k] = v;
+    out["queries"] = ctx.queries();
+    if (stats)
+      *stats = {{"queries", ctx.queries()}, {"raw_bytes", client.bytes_received()}, {"prometheus_started", lease.started()}};
+    return out;
+  };
+
+  TsdbLease lease = manager.Acquire(source);
+  Json out;
+  try {
+    out = run(lease);
+  } catch (const PrometheusError& e) {
+    // Our Prometheus died mid-call (killed, OOM): start a fresh one and answer anyway.
+    if (e.kind() != PrometheusError::Kind::kConnection || lease.source() != "private copy") throw;
+    manager.Discard(tsdb_dir);
+    TsdbLease again = manager.Acquire(source);
+    out = run(again);
+    out["notes"].push_back("Prometheus stopped answering during the call and was restarted");
+  }
+  Bound(out, args.value("detail", std::string("summary")) == "full" ? kFullTokens : kDefaultTokens);
+  return out;
+}
+
+std::string QueryTsdbText(const Json& s) {
+  std::string text = s["job"].get<std::string>() + " " + s["mode"].get<std::string>() +
+                     (s.contains("playbook") ? " " + s["playbook"].get<std::string>() : "") + " [" +
+                     s["window"]["start"].get<std::string>() + " – " + s["window"]["end"].get<std::string>() + "]: " +
+                     s["verdict"].get<std::string>();
+  for (const auto& f : s["findings"])
+    text += "\n  - " + f["verdict"].get<std::string>() + ": " + f["rule"].get<std::string>();
+  for (const auto& o : s["outliers"]) {
+    text += "\n  ! " + o["host"].get<std::string>() + (o.contains("gpu") ? " gpu " + o["gpu"].get<std::string>() : "") + " " +
+            o["metric"].get<std::string>() + " = " + Num(o["value"].get<double>()) + " (baseline " +
+            Num(o["baseline"].get<double>()) + ")";
+  }
+  for (const auto& n : s["notes"]) text += "\n  note: " + n.get<std::string>();
+  if (s.contains("omitted")) text += "\n  [" + s["omitted"].get<std::string>() + "]";
+  return text;
+}
+
+mcp::Tool QueryTsdbTool(const std::filesystem::path& workspace, TsdbManager& manager) {
+  mcp::Tool t;
+  t.name = "query_tsdb";
+  t.title = "Query a job's Prometheus TSDB";
+  t.description = kDescription;
+  t.input_schema = InputSchema();
+  t.output_schema = OutputSchema();
+  t.annotations = mcp::ToolAnnotations::ReadOnly();
+  TsdbManager* m = &manager;
+  t.handler = [workspace, m](const Json& args, mcp::CallContext& ctx) -> mcp::ToolResult {
+    try {
+      Workspace ws(workspace);
+      JobFiles job = ws.Resolve(args["job"].get<std::string>());
+      Json stats;
+      Json out = QueryTsdbStructured(job, args, *m, &ctx, &stats);
+      std::string text = QueryTsdbText(out);
+      mcp::ToolResult r = mcp::ToolResult::Structured(std::move(out), std::move(text));
+      r.meta = Json{{"mt/tsdb", std::move(stats)}};
+      return r;
+    } catch (const std::exception& e) {
+      return mcp::ToolResult::Error(std::string("query_tsdb: ") + e.what());
+    }
+  };
+  return t;
+}
+
+void RegisterQueryTsdb(mcp::Registry& registry, const ProductOptions& options) {
+  registry.AddTool(QueryTsdbTool(options.workspace, DefaultTsdbManager()));
+}
+
+}  // namespace mt::tools
