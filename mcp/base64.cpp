@@ -66,6 +66,18 @@ std::optional<std::string> Base64Decode(std::string_view text) {
   return out;
 }
 
+std::optional<std::string> Base64DecodeStrict(std::string_view text) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  size_t pad = 0;
+  while (pad < 2 && pad < text.size() && text[text.size() - 1 - pad] == '=') ++pad;
+  for (size_t i = 0; i + pad < text.size(); ++i) {
+    char c = text[i];
+    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
+    if (!ok) return std::nullopt;
+  }
+  return Base64Decode(text);
+}
+
 std::string HexEncode(std::string_view bytes) {
   static const char* digits = "0123456789abcdef";
   std::string out;

@@ -11,6 +11,13 @@
 //    `input_required` result, then re-runs the request with the answers. Handlers
 //    therefore must be re-runnable from the top and must not swallow exceptions they
 //    do not know (catch specific types, never `catch (...)` without rethrowing).
+//  - inside a task (Tasks extension, see mcp/tasks.h): the task goes to `input_required`
+//    with the question in its `inputRequests`; AskClient blocks until the client answers
+//    with `tasks/update` (or the task is cancelled, or the timeout passes).
+//
+// Cancellation: cancelled() turns true when the client cancels (stdio notification, HTTP
+// stream closed, `tasks/cancel` for a task); long handlers poll it and stop, undoing what
+// they started where that matters.
 #pragma once
 #include <chrono>
 #include <map>
@@ -64,6 +71,14 @@ class CallContext {
   // (null in the first round). Legacy handlers never need it.
   virtual const Json& round_state() const = 0;
   virtual void set_round_state(Json state) = 0;
+
+  // For tools with `Tool::task_on_demand`: from here on the call runs as a task when the
+  // client negotiated the Tasks extension (the client receives the task handle now; the rest
+  // runs in the background). Returns whether it does; false means the handler simply goes on
+  // answering the request. Throws RpcError(kTooManyTasks) when the caller has too many tasks.
+  virtual bool ContinueAsTask() { return false; }
+  // The id of the task this call runs as; empty when it is not a task.
+  virtual std::string task_id() const { return ""; }
 };
 
 }  // namespace mt::mcp

@@ -11,6 +11,7 @@
 
 #include "mcp/base64.h"
 #include "mcp/json_parse.h"
+#include "mcp/param_headers.h"
 
 namespace mt::mcp {
 
@@ -58,6 +59,7 @@ int StatusFor(int code, Era era) {
     case kHeaderMismatch:
     case kMissingRequiredClientCapability:
     case kUnsupportedProtocolVersion: return era == Era::kModern ? 400 : 200;
+    case kTooManyTasks: return era == Era::kModern ? 429 : 200;
     default: return 200;
   }
 }
@@ -90,13 +92,17 @@ std::string DecodeHeaderValue(const std::string& v) {
 }
 
 // 2026-07-28 routing headers: Mcp-Method on every request, Mcp-Name on the calls that
-// name a primitive; both must equal the body (values are case-sensitive).
-void CheckRoutingHeaders(const httplib::Request& req, const Message& m) {
+// name a primitive (and, Tasks extension, on tasks/get|update|cancel: the taskId); both must
+// equal the body (values are case-sensitive). A tools/call's Mcp-Param-* headers must equal
+// the arguments its tool marks with x-mcp-header.
+void CheckRoutingHeaders(const httplib::Request& req, const Message& m, const Registry& registry) {
   if (!req.has_header("Mcp-Method")) throw RpcError(kHeaderMismatch, "Missing Mcp-Method header");
   if (DecodeHeaderValue(Trim(req.get_header_value("Mcp-Method"))) != m.method)
     throw RpcError(kHeaderMismatch, "Mcp-Method header does not match the body's method " + m.method);
+  const bool task_method = m.method == "tasks/get" || m.method == "tasks/update" || m.method == "tasks/cancel";
   const char* key = m.method == "resources/read" ? "uri"
                     : (m.method == "tools/call" || m.method == "prompts/get") ? "name"
+                    : task_method                                              ? "taskId"
                                                                                : nullptr;
   // A body without a string name is invalid params, reported by the dispatcher.
   if (!key || !m.params.contains(key) || !m.params[key].is_string()) return;
@@ -104,6 +110,16 @@ void CheckRoutingHeaders(const httplib::Request& req, const Message& m) {
   if (!req.has_header("Mcp-Name")) throw RpcError(kHeaderMismatch, "Missing Mcp-Name header");
   if (DecodeHeaderValue(Trim(req.get_header_value("Mcp-Name"))) != body)
     throw RpcError(kHeaderMismatch, "Mcp-Name header does not match the body's " + std::string(key));
+  if (m.method == "tools/call") {
+    if (auto tool = registry.FindTool(m.params["name"].get<std::string>())) {
+      auto args = m.params.find("arguments");
+      CheckParamHeaders(tool->input_schema, args != m.params.end() ? *args : Json(),
+                        [&req](const std::string& name) -> std::optional<std::string> {
+                          if (!req.has_header(name)) return std::nullopt;
+                          return Trim(req.get_header_value(name));
+                        });
+    }
+  }
 }
 
 }  // namespace
@@ -397,7 +413,7 @@ void HttpTransport::HandlePost(const httplib::Request& req, httplib::Response& r
   }
   try {
     server_.Admit(m, *env);
-    if (modern) CheckRoutingHeaders(req, m);
+    if (modern) CheckRoutingHeaders(req, m, server_.registry());
   } catch (const RpcError& e) {
     SendRpcError(res, StatusFor(e.code(), env->era), m.id, e);
     return;

@@ -20,6 +20,9 @@ enum ErrorCode : int {
   kHeaderMismatch = -32020,               // 2026-07-28
   kMissingRequiredClientCapability = -32021,
   kUnsupportedProtocolVersion = -32022,
+  // Implementation-defined (-32000…-32019, a range MCP never allocates): the caller already
+  // has as many tasks as it may (mcp/tasks.h); data.limit says how many.
+  kTooManyTasks = -32010,
 };
 
 // Thrown by dispatch code and handlers to answer a request with a JSON-RPC error.

@@ -20,9 +20,8 @@ RequestContext::RequestContext(RequestEnv& env, Json progress_token, Json answer
       answers_(answers.is_object() ? std::move(answers) : Json::object()),
       round_state_(std::move(round_state)) {}
 
-bool RequestContext::ClientCan(const std::string& method) const {
+bool ClientDeclares(const Json& caps, const std::string& method) {
   Json need = RequiredCapability(method, Json::object());
-  const Json& caps = env_.client_capabilities;
   for (auto it = need.begin(); it != need.end(); ++it) {
     auto have = caps.find(it.key());
     if (have == caps.end() || !have->is_object()) return false;
@@ -30,9 +29,8 @@ bool RequestContext::ClientCan(const std::string& method) const {
   return true;
 }
 
-void RequestContext::CheckCapability(const InputRequest& r) const {
+void CheckClientCapability(const Json& caps, const InputRequest& r) {
   Json need = RequiredCapability(r.method, r.params);
-  const Json& caps = env_.client_capabilities;
   for (auto it = need.begin(); it != need.end(); ++it) {
     auto have = caps.find(it.key());
     bool ok = have != caps.end() && have->is_object();
@@ -44,6 +42,18 @@ void RequestContext::CheckCapability(const InputRequest& r) const {
                      Json{{"requiredCapabilities", need}});
     }
   }
+}
+
+void CheckAnswerShape(const InputRequest& r, const Json& a, const std::string& where) {
+  bool ok = a.is_object();
+  if (ok && r.method == "elicitation/create") ok = a.contains("action") && a["action"].is_string();
+  if (ok && r.method == "sampling/createMessage") ok = a.contains("content");
+  if (ok && r.method == "roots/list") ok = a.contains("roots") && a["roots"].is_array();
+  if (!ok) throw RpcError(kInvalidParams, where + "." + r.key + " is not a valid " + r.method + " result");
+}
+
+bool RequestContext::ClientCan(const std::string& method) const {
+  return ClientDeclares(env_.client_capabilities, method);
 }
 
 bool RequestContext::cancelled() const {
@@ -67,23 +77,9 @@ void RequestContext::Log(LogLevel level, const Json& data, const std::string& lo
   env_.channel->Send(MakeNotification("notifications/message", std::move(p)));
 }
 
-namespace {
-
-// An answer from `inputResponses` is client-controlled: check it has the shape of the
-// result of `method` before a handler relies on it.
-void CheckAnswerShape(const InputRequest& r, const Json& a) {
-  bool ok = a.is_object();
-  if (ok && r.method == "elicitation/create") ok = a.contains("action") && a["action"].is_string();
-  if (ok && r.method == "sampling/createMessage") ok = a.contains("content");
-  if (ok && r.method == "roots/list") ok = a.contains("roots") && a["roots"].is_array();
-  if (!ok)
-    throw RpcError(kInvalidParams, "inputResponses." + r.key + " is not a valid " + r.method + " result");
-}
-
-}  // namespace
 
 Json RequestContext::AskClient(const InputRequest& r, std::chrono::milliseconds timeout) {
-  CheckCapability(r);
+  CheckClientCapability(env_.client_capabilities, r);
   if (env_.era == Era::kModern) {
     if (auto it = answers_.find(r.key); it != answers_.end()) {
       CheckAnswerShape(r, *it);
@@ -105,7 +101,7 @@ std::map<std::string, Json> RequestContext::AskClientAll(const std::vector<Input
   if (env_.era == Era::kModern) {
     std::vector<InputRequest> missing;
     for (const auto& r : requests) {
-      CheckCapability(r);
+      CheckClientCapability(env_.client_capabilities, r);
       if (auto it = answers_.find(r.key); it != answers_.end()) {
         CheckAnswerShape(r, *it);
         out[r.key] = *it;

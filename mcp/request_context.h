@@ -15,6 +15,13 @@ struct InputRequiredSignal {
 
 // The capability a server→client method needs, as a ClientCapabilities object.
 Json RequiredCapability(const std::string& method, const Json& params);
+// Whether `caps` declare what `method` needs (form elicitation is implied by `elicitation: {}`).
+bool ClientDeclares(const Json& caps, const std::string& method);
+// Throws RpcError(kMissingRequiredClientCapability) unless `caps` declare what `r` needs.
+void CheckClientCapability(const Json& caps, const InputRequest& r);
+// An answer the client supplied is client-controlled: throws RpcError(kInvalidParams) unless
+// it has the shape of the result of `r.method` (`where` names it in the message).
+void CheckAnswerShape(const InputRequest& r, const Json& answer, const std::string& where = "inputResponses");
 
 class RequestContext : public CallContext {
  public:
@@ -36,8 +43,6 @@ class RequestContext : public CallContext {
   const Json& answers() const { return answers_; }
 
  private:
-  void CheckCapability(const InputRequest& request) const;
-
   RequestEnv& env_;
   Json progress_token_;
   Json answers_;

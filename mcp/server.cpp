@@ -6,6 +6,7 @@
 #include "mcp/base64.h"
 #include "mcp/request_context.h"
 #include "mcp/schema_validator.h"
+#include "mcp/task_context.h"
 
 namespace mt::mcp {
 
@@ -95,11 +96,17 @@ Server::Server(ServerInfo info, std::shared_ptr<Registry> registry, ServerOption
     : info_(std::move(info)),
       registry_(std::move(registry)),
       options_(std::move(options)),
-      sealer_(options_.request_state_key, options_.request_state_ttl) {
+      sealer_(options_.request_state_key, options_.request_state_ttl),
+      tasks_(std::make_unique<TaskStore>(options_.tasks)) {
   listener_id_ = registry_->AddListener([this](ListKind k) { OnRegistryChange(k); });
 }
 
-Server::~Server() { registry_->RemoveListener(listener_id_); }
+Server::~Server() {
+  // Task handlers run on threads of their own: cancel them and wait until they returned.
+  tasks_->CancelAll();
+  task_threads_.JoinAll();
+  registry_->RemoveListener(listener_id_);
+}
 
 Json Server::Capabilities() const {
   return Json{{"tools", {{"listChanged", true}}},
@@ -262,6 +269,7 @@ Json Server::Run(const Message& m, RequestEnv& env) {
   if (method == "prompts/list") return ListPrompts(m.params, env);
   if (method == "prompts/get") return GetPrompt(m, env);
   if (method == "completion/complete") return Complete(m.params);
+  if (method.rfind("tasks/", 0) == 0) return TaskMethod(m, env);
   return RunLegacyOnly(m, env);
 }
 
@@ -304,6 +312,7 @@ Json Server::Discover(RequestEnv&) {
   for (const auto& v : ModernVersions()) versions.push_back(v);
   Json result = {{"supportedVersions", versions}, {"capabilities", Capabilities()}};
   result["capabilities"].erase("logging");   // deprecated in 2026-07-28: per-request logLevel instead
+  if (options_.tasks.enabled) result["capabilities"]["extensions"][kTasksExtension] = Json::object();
   if (!info_.instructions.empty()) result["instructions"] = info_.instructions;
   return result;
 }
@@ -367,6 +376,12 @@ Json Server::CallTool(const Message& m, RequestEnv& env) {
     if (options_.on_refusal) options_.on_refusal(env.principal, "tools/call", name, "unknown tool: " + name);
     throw RpcError(kInvalidParams, "unknown tool: " + name, Json{{"name", name}});
   }
+  // Tasks are negotiated per request: only a modern request whose client capabilities
+  // declare the extension may be answered with a task handle.
+  const bool as_task = tool->task_support != TaskSupport::kNone && options_.tasks.enabled &&
+                       env.era == Era::kModern && DeclaresTasks(env.client_capabilities);
+  if (tool->task_support == TaskSupport::kRequired && !as_task)
+    throw TasksExtensionRequired("tool " + name + " runs only as a task: it");
   Json args = m.params.contains("arguments") && !m.params["arguments"].is_null() ? m.params["arguments"]
                                                                                : Json::object();
   Json progress_token = MetaOf(m.params).value("progressToken", Json());
@@ -378,6 +393,7 @@ Json Server::CallTool(const Message& m, RequestEnv& env) {
   if (!args.is_object()) return ToolResultJson(ToolResult::Error("Invalid arguments: arguments must be an object"));
   if (auto err = ValidateSchema(tool->input_schema, args, "arguments"))
     return ToolResultJson(ToolResult::Error("Invalid arguments: " + *err));
+  if (as_task) return CallToolAsTask(tool, args, env, std::move(round), progress_token, binding);
 
   RequestContext ctx(env, progress_token, std::move(round.answers), std::move(round.state));
   ToolResult r;
@@ -390,14 +406,119 @@ Json Server::CallTool(const Message& m, RequestEnv& env) {
   } catch (const std::exception& e) {
     r = ToolResult::Error("tool " + name + " failed: " + e.what());
   }
-  if (r.structured && !tool->output_schema.is_null() && !r.is_error) {
-    if (auto err = ValidateSchema(tool->output_schema, *r.structured, "structuredContent")) {
-      std::cerr << "mt: tool " << name << " returned output that violates its outputSchema: " << *err << "\n";
-      r = ToolResult::Error("internal error: tool " + name + " produced output that violates its outputSchema (" +
+  return FinishToolResult(*tool, std::move(r));
+}
+
+Json Server::FinishToolResult(const Tool& tool, ToolResult r) {
+  if (r.structured && !tool.output_schema.is_null() && !r.is_error) {
+    if (auto err = ValidateSchema(tool.output_schema, *r.structured, "structuredContent")) {
+      std::cerr << "mt: tool " << tool.name << " returned output that violates its outputSchema: " << *err << "\n";
+      r = ToolResult::Error("internal error: tool " + tool.name + " produced output that violates its outputSchema (" +
                             *err + ")");
     }
   }
   return ToolResultJson(std::move(r));
+}
+
+Json Server::CallToolAsTask(const std::shared_ptr<const Tool>& tool, const Json& args, RequestEnv& env, Round round,
+                            const Json& progress_token, const std::function<StateBinding()>& binding) {
+  if (!tool->task_on_demand) {
+    // A task from the start: durable before the handle goes out (tasks/get finds it at once).
+    auto task = tasks_->Create(env.principal, tool->name);
+    auto ctx = std::make_shared<TaskContext>(*tasks_, task, env.principal, env.client_capabilities,
+                                             std::move(round.answers), std::move(round.state));
+    Json created = tasks_->Created(*task);   // the seed state, before the handler can move it on
+    try {
+      task_threads_.Spawn([this, tool, args, ctx] { RunTaskHandler(tool, args, ctx); });
+    } catch (const std::exception& e) {
+      RpcError err(kInternalError, std::string("cannot start the task: ") + e.what());
+      tasks_->Fail(*task, err);
+      tasks_->Finished(*task);
+      throw err;
+    }
+    return created;
+  }
+  // On demand: the handler runs on the task's thread as part of this request until it calls
+  // ContinueAsTask() (→ the task handle), returns (→ its result), or needs input first
+  // (→ input_required). This request waits for whichever comes first; its env and context
+  // stay alive meanwhile, and the handler stops using them once it is a task.
+  RequestContext pre(env, progress_token, std::move(round.answers), std::move(round.state));
+  auto launch = std::make_shared<TaskLaunch>();
+  auto ctx = std::make_shared<TaskContext>(*tasks_, tool->name, env.principal, env.client_capabilities, &pre, launch);
+  task_threads_.Spawn([this, tool, args, ctx] { RunTaskHandler(tool, args, ctx); });
+  switch (launch->Wait()) {
+    case TaskLaunch::Outcome::kTask: return std::move(launch->created);
+    case TaskLaunch::Outcome::kInputRequired: return InputRequired(launch->need, pre, binding());
+    case TaskLaunch::Outcome::kError: throw *launch->error;
+    default: return std::move(launch->result);
+  }
+}
+
+void Server::RunTaskHandler(const std::shared_ptr<const Tool>& tool, const Json& args,
+                            const std::shared_ptr<TaskContext>& ctx) {
+  // Before ContinueAsTask (on-demand tools) outcomes go to the waiting request; after it,
+  // to the task.
+  auto settle = [&](std::optional<Json> result, std::optional<RpcError> error) {
+    if (auto task = ctx->task()) {
+      if (error) {
+        tasks_->Fail(*task, *error);
+      } else {
+        // Inlined exactly as the call would have answered it (a 2026-07-28 CallToolResult).
+        (*result)["resultType"] = "complete";
+        tasks_->Complete(*task, std::move(*result));
+      }
+      tasks_->Finished(*task);
+    } else if (error) {
+      ctx->launch()->Failed(*error);
+    } else {
+      ctx->launch()->Answered(std::move(*result));
+    }
+  };
+  try {
+    ToolResult r;
+    try {
+      r = tool->handler(args, *ctx);
+    } catch (const InputRequiredSignal&) {
+      throw;
+    } catch (const RpcError&) {
+      throw;
+    } catch (const std::exception& e) {
+      r = ToolResult::Error("tool " + tool->name + " failed: " + e.what());
+    }
+    settle(FinishToolResult(*tool, std::move(r)), std::nullopt);
+  } catch (const InputRequiredSignal& need) {
+    if (!ctx->task()) ctx->launch()->NeedsInput(need);   // only the pre-task phase asks this way
+    else settle(std::nullopt, RpcError(kInternalError, "tool " + tool->name + " asked for input the wrong way"));
+  } catch (const RpcError& e) {
+    settle(std::nullopt, e);
+  } catch (...) {
+    settle(std::nullopt, RpcError(kInternalError, "tool " + tool->name + " failed with an unknown exception"));
+  }
+}
+
+Json Server::TaskMethod(const Message& m, RequestEnv& env) {
+  // tasks/result and tasks/list (2025-11-25 experimental tasks) do not exist in the extension.
+  const bool known = m.method == "tasks/get" || m.method == "tasks/update" || m.method == "tasks/cancel";
+  if (env.era != Era::kModern || !options_.tasks.enabled || !known) throw RpcError(kMethodNotFound, "unknown method: " + m.method);
+  if (!DeclaresTasks(env.client_capabilities)) throw TasksExtensionRequired(m.method);
+  std::string id = RequireString(m.params, "taskId");
+  try {
+    if (m.method == "tasks/get") return tasks_->Get(id, env.principal);
+    if (m.method == "tasks/update") {
+      auto ir = m.params.find("inputResponses");
+      if (ir == m.params.end() || !ir->is_object()) throw RpcError(kInvalidParams, "params.inputResponses must be an object");
+      tasks_->Update(id, env.principal, *ir);
+    } else {
+      tasks_->Cancel(id, env.principal);
+    }
+  } catch (const RpcError& e) {
+    // An id that is not the caller's (unknown, expired, or another principal's) is worth an
+    // audit line: probing for task ids looks like this.
+    if (options_.on_refusal && e.code() == kInvalidParams && std::string(e.what()) == kTaskNotFound)
+      options_.on_refusal(env.principal, m.method, id.substr(0, 64), e.what());
+    throw;
+  }
+  return Json::object();   // the empty acknowledgement (resultType "complete")
 }
 
 Json Server::ToolResultJson(ToolResult r) {
@@ -501,6 +622,10 @@ std::optional<Json> Server::ListenForChanges(const Message& m, RequestEnv& env) 
   listen->id = m.id;
   listen->channel = env.channel;
   const Json& n = m.params.value("notifications", Json::object());
+  // Task status notifications (notifications/tasks) are optional and not sent: the ack lists
+  // no taskIds, and clients poll tasks/get. Asking for them without the extension is -32021.
+  if (n.contains("taskIds") && !DeclaresTasks(env.client_capabilities))
+    throw TasksExtensionRequired("subscriptions/listen with notifications.taskIds");
   listen->tools = n.value("toolsListChanged", false);
   listen->prompts = n.value("promptsListChanged", false);
   listen->resources = n.value("resourcesListChanged", false);

@@ -23,10 +23,12 @@
 #include "mcp/registry.h"
 #include "mcp/request_state.h"
 #include "mcp/session.h"
+#include "mcp/tasks.h"
 
 namespace mt::mcp {
 
 class RequestContext;
+class TaskContext;
 struct InputRequiredSignal;
 
 struct ServerInfo {
@@ -41,6 +43,8 @@ struct ServerOptions {
   int64_t list_ttl_ms = 60'000;                     // ttlMs on modern list results
   std::string request_state_key;                   // empty = random per process
   std::chrono::seconds request_state_ttl{15 * 60};
+  // The Tasks extension (2026-07-28): limits, expiry, poll hint (mcp/tasks.h).
+  TaskOptions tasks;
   // Called when a request is refused before any handler runs: an unknown tool, or a
   // requestState that does not open (tampered, replayed, expired, or bound to another
   // call or caller). The product writes these to its audit log; the refusal itself is the
@@ -109,6 +113,7 @@ class Server {
   void ResourceUpdated(const std::string& uri);
 
   Registry& registry() { return *registry_; }
+  TaskStore& tasks() { return *tasks_; }
   const ServerInfo& info() const { return info_; }
   Json Capabilities() const;
 
@@ -137,6 +142,15 @@ class Server {
   Json Discover(RequestEnv& env);
   Json ListTools(const Json& params, RequestEnv& env);
   Json CallTool(const Message& m, RequestEnv& env);
+  Json CallToolAsTask(const std::shared_ptr<const Tool>& tool, const Json& args, RequestEnv& env, Round round,
+                      const Json& progress_token, const std::function<StateBinding()>& binding);
+  // Runs a task's handler on its own thread and settles the task (or, for an on-demand call
+  // that has not become a task yet, the waiting request's TaskLaunch).
+  void RunTaskHandler(const std::shared_ptr<const Tool>& tool, const Json& args, const std::shared_ptr<TaskContext>& ctx);
+  Json TaskMethod(const Message& m, RequestEnv& env);
+  // A handler's ToolResult as the CallToolResult JSON, its structuredContent checked against
+  // the tool's outputSchema.
+  static Json FinishToolResult(const Tool& tool, ToolResult r);
   Json ListResources(const Json& params, RequestEnv& env);
   Json ListResourceTemplates(const Json& params, RequestEnv& env);
   Json ReadResource(const Message& m, RequestEnv& env);
@@ -152,6 +166,8 @@ class Server {
   std::shared_ptr<Registry> registry_;
   const ServerOptions options_;
   RequestStateSealer sealer_;
+  std::unique_ptr<TaskStore> tasks_;
+  TaskThreads task_threads_;
   int listener_id_ = 0;
 
   std::mutex sessions_mu_;

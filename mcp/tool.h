@@ -41,6 +41,15 @@ struct ToolResult {
 
 using ToolHandler = std::function<ToolResult(const Json& arguments, CallContext& ctx)>;
 
+// Whether a call may run as a task of the Tasks extension (`io.modelcontextprotocol/tasks`,
+// 2026-07-28 only; see mcp/tasks.h). The server decides per call: a tool that supports tasks
+// runs as one whenever the request's client capabilities declare the extension.
+enum class TaskSupport {
+  kNone,       // always answered in the request (the default)
+  kOptional,   // a task when the client declared the extension, else answered in the request
+  kRequired,   // only as a task: a client without the extension gets -32021
+};
+
 struct Tool {
   std::string name;
   std::string title;
@@ -52,6 +61,13 @@ struct Tool {
   // Quick handlers never block nor wait on I/O beyond a few milliseconds; the stdio
   // transport may run them on its reader thread instead of a worker.
   bool quick = false;
+  // Long-running tools (sweeps, a cold start of Prometheus, anything a client would time out
+  // on) declare task support; the handler is the same code either way (see CallContext).
+  TaskSupport task_support = TaskSupport::kNone;
+  // By default a task is created before the handler runs. With `task_on_demand`, the handler
+  // first runs as part of the request (its questions travel as input_required round trips)
+  // and the call becomes a task only where it calls CallContext::ContinueAsTask().
+  bool task_on_demand = false;
   ToolHandler handler;
 
   Json ToJson() const;                // the tools/list entry

@@ -410,6 +410,111 @@ void RegisterPrompts(mcp::Registry& r) {
   r.AddPrompt(std::move(mrtr));
 }
 
+// Sleeps `ms` in short slices; false when the call was cancelled meanwhile.
+bool SleepUnlessCancelled(int64_t ms, CallContext& ctx) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (std::chrono::steady_clock::now() < end) {
+    if (ctx.cancelled()) return false;
+    Sleep(20);
+  }
+  return !ctx.cancelled();
+}
+
+Json Schema(Json properties, Json required = Json::array()) {
+  Json s = {{"type", "object"}, {"properties", std::move(properties)}};
+  if (!required.empty()) s["required"] = std::move(required);
+  return s;
+}
+
+// The Tasks extension scenarios (tasks-*): a sync tool, task-supporting ones, one that
+// needs a task, one that asks before it becomes a task.
+void RegisterTaskTools(mcp::Registry& r) {
+  r.AddTool(MakeTool("greet", "Greets by name; always answered in the request",
+                     [](const Json& a, CallContext&) { return ToolResult::Text("Hello, " + a.value("name", "") + "!"); },
+                     Schema({{"name", {{"type", "string"}}}}, {"name"})));
+
+  mcp::Tool slow = MakeTool(
+      "slow_compute", "Sleeps `seconds`, then answers; runs as a task when the client supports tasks",
+      [](const Json& a, CallContext& ctx) {
+        double secs = a.value("seconds", 1.0);
+        std::string label = a.value("label", "");
+        if (!SleepUnlessCancelled(int64_t(secs * 1000), ctx)) return ToolResult::Error("slow_compute " + label + " cancelled");
+        for (int i = 1; i <= 3; ++i) ctx.ReportProgress(i, 3, "step " + std::to_string(i));
+        return ToolResult::Text("slow_compute " + label + " finished after " + std::to_string(int64_t(secs)) + "s");
+      },
+      Schema({{"seconds", {{"type", "number"}, {"minimum", 0}, {"maximum", 3600}}}, {"label", {{"type", "string"}}}}));
+  slow.task_support = mcp::TaskSupport::kOptional;
+  r.AddTool(std::move(slow));
+
+  mcp::Tool failing = MakeTool("failing_job", "Fails with a tool execution error after about a second; only as a task",
+                               [](const Json&, CallContext& ctx) {
+                                 SleepUnlessCancelled(1000, ctx);
+                                 return ToolResult::Error("failing_job always fails (a tool execution error)");
+                               });
+  failing.task_support = mcp::TaskSupport::kRequired;
+  r.AddTool(std::move(failing));
+
+  mcp::Tool proto = MakeTool("protocol_error_job", "Fails with a JSON-RPC internal error (a protocol-level failure)",
+                             [](const Json&, CallContext& ctx) -> ToolResult {
+                               SleepUnlessCancelled(200, ctx);
+                               throw mcp::RpcError(mcp::kInternalError, "protocol_error_job: simulated internal failure");
+                             });
+  proto.task_support = mcp::TaskSupport::kOptional;
+  r.AddTool(std::move(proto));
+
+  mcp::Tool confirm = MakeTool(
+      "confirm_delete", "Asks the user to confirm deleting a file, then answers",
+      [](const Json& a, CallContext& ctx) {
+        std::string file = a.value("filename", "");
+        Json schema = {{"type", "object"}, {"properties", {{"confirm", {{"type", "boolean"}}}}}, {"required", {"confirm"}}};
+        Json answer = ctx.AskClient({"confirm_delete", "elicitation/create",
+                                     {{"message", "Delete " + file + "?"}, {"requestedSchema", schema}}});
+        bool yes = answer.value("action", "") == "accept" && answer.contains("content") && answer["content"].is_object() &&
+                   answer["content"].value("confirm", false);
+        return ToolResult::Text(yes ? "Deleted " + file : "Kept " + file);
+      },
+      Schema({{"filename", {{"type", "string"}}}}));
+  confirm.task_support = mcp::TaskSupport::kOptional;
+  r.AddTool(std::move(confirm));
+
+  mcp::Tool multi = MakeTool(
+      "multi_input", "Asks two questions at once, then answers",
+      [](const Json&, CallContext& ctx) {
+        Json schema = {{"type", "object"},
+                       {"properties", {{"name", {{"type", "string"}}}, {"confirm", {{"type", "boolean"}}}}}};
+        auto answers = ctx.AskClientAll(
+            {{"first", "elicitation/create", {{"message", "First question"}, {"requestedSchema", schema}}},
+             {"second", "elicitation/create", {{"message", "Second question"}, {"requestedSchema", schema}}}});
+        return ToolResult::Text("first: " + ElicitedField(answers["first"], "name") +
+                                ", second: " + ElicitedField(answers["second"], "name"));
+      });
+  multi.task_support = mcp::TaskSupport::kOptional;
+  r.AddTool(std::move(multi));
+
+  // Multi round trip first, then a task (tasks-mrtr-composition).
+  mcp::Tool composed = MakeTool(
+      "test_tool_with_task", "Asks the user's name (input_required), then continues as a task",
+      [](const Json&, CallContext& ctx) {
+        Json a = ctx.AskClient({"user_name", "elicitation/create", ElicitParams("What is your name?", "name")});
+        std::string name = ElicitedField(a, "name");
+        ctx.ContinueAsTask();
+        if (!SleepUnlessCancelled(300, ctx)) return ToolResult::Error("cancelled");
+        return ToolResult::Text("Hello, " + name + "! (answered by a task)");
+      });
+  composed.task_support = mcp::TaskSupport::kRequired;
+  composed.task_on_demand = true;
+  r.AddTool(std::move(composed));
+}
+
+// http-custom-header-server-validation: a parameter mirrored into Mcp-Param-Region.
+void RegisterCustomHeaderTool(mcp::Registry& r) {
+  r.AddTool(MakeTool("test_custom_header", "Echoes a region that HTTP clients also send as Mcp-Param-Region",
+                     [](const Json& a, CallContext&) { return ToolResult::Text("region=" + a.value("region", "")); },
+                     Schema({{"region", {{"type", "string"}, {"description", "Where to run"}, {"x-mcp-header", "Region"}}},
+                             {"query", {{"type", "string"}}}},
+                            {"region"})));
+}
+
 }  // namespace
 
 void RegisterFixtures(mcp::Registry& registry) {
@@ -419,6 +524,8 @@ void RegisterFixtures(mcp::Registry& registry) {
   RegisterMultiRoundTools(registry);
   RegisterResources(registry);
   RegisterPrompts(registry);
+  RegisterTaskTools(registry);
+  RegisterCustomHeaderTool(registry);
 }
 
 }  // namespace mt::conformance

@@ -4,11 +4,12 @@
 start_server() {
   local log=$1
   shift
+  : > "$log"   # exists before the first sed below, whatever the shell does first
   "$@" 2>"$log" &
   SERVER_PID=$!
   SERVER_PORT=
   for _ in $(seq 400); do
-    SERVER_PORT=$(sed -n 's|.*listening on http://[^:]*:\([0-9]*\)/mcp.*|\1|p' "$log")
+    SERVER_PORT=$(sed -n 's|.*listening on http://[^:]*:\([0-9]*\)/mcp.*|\1|p' "$log" 2>/dev/null || true)
     [ -n "$SERVER_PORT" ] && return 0
     kill -0 "$SERVER_PID" 2>/dev/null || break
     sleep 0.05

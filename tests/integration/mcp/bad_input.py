@@ -5,7 +5,13 @@ Each case sends one hostile input and checks the exact answer (HTTP status and/o
 JSON-RPC error code); after every case the server must still answer a valid request.
 
   bad_input.py --url http://127.0.0.1:PORT/mcp --tool NAME [--token SECRET]
+               [--other-token SECRET2] [--task-tool NAME --task-args JSON --quick-task-args JSON]
   bad_input.py --stdio "CMD ARGS..." --tool NAME
+
+Tasks extension: the task methods' errors are checked always; with --task-tool (a tool that
+runs as a task: --task-args keep it running until cancelled, --quick-task-args end it at
+once) also a flood of creations and cancel-after-completion, and with --other-token (a
+second principal) that one caller's task ids are invisible to another.
 
 Exit status 0 only if every case passed. Prints one line per case and a closing
 "N passed, M failed" line.
@@ -23,6 +29,9 @@ import urllib.parse
 MODERN = "2026-07-28"
 META = {"io.modelcontextprotocol/protocolVersion": MODERN,
         "io.modelcontextprotocol/clientCapabilities": {}}
+TASKS = "io.modelcontextprotocol/tasks"
+TASK_META = {"io.modelcontextprotocol/protocolVersion": MODERN,
+             "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}}}
 
 results = []
 
@@ -66,14 +75,18 @@ class Http:
 
     def modern(self, method, params=None, headers=None, rid=1, meta=True, drop=()):
         params = dict(params or {})
-        if meta:
+        if meta is True:
             params["_meta"] = dict(META)
+        elif meta:
+            params["_meta"] = dict(meta)
         body = json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
         h = {"MCP-Protocol-Version": MODERN, "Mcp-Method": method}
         if method in ("tools/call", "prompts/get"):
             h["Mcp-Name"] = str(params.get("name", ""))
         if method == "resources/read":
             h["Mcp-Name"] = str(params.get("uri", ""))
+        if method in ("tasks/get", "tasks/update", "tasks/cancel") and isinstance(params.get("taskId"), str):
+            h["Mcp-Name"] = params["taskId"]
         h.update(headers or {})
         return self.raw("POST", body, h, drop=drop)
 
@@ -117,7 +130,7 @@ def expect(h, name, status, code=None, resp=None, id_check=None):
     record(name, ok, detail)
 
 
-def http_cases(h, tool, token):
+def http_cases(h, tool, token, opts):
     P = "POST"
     # 1. Unparsable bodies → 400 / -32700
     for i, body in enumerate(["{", "[", "nul", '{"a":}', "\xff\xfe\x00", "", "   ", "{}}", '{"jsonrpc":"2.0",',
@@ -245,10 +258,153 @@ def http_cases(h, tool, token):
            h.raw(P, listreq, {"Mcp-Session-Id": sid, "MCP-Protocol-Version": "1999-01-01"}))
     expect(h, "legacy session id with odd bytes", 404, None, h.raw(P, listreq, {"Mcp-Session-Id": "x" * 4000}))
     h.raw("DELETE", b"", {"Mcp-Session-Id": sid})
-    # 14. Clients that go away mid-request
+    # 14. The Tasks extension
+    task_cases(h, opts)
+    # 15. Custom headers from tool parameters
+    custom_header_cases(h, opts)
+    # 16. Clients that go away mid-request
     truncated_clients(h, tool)
-    # 15. Many connections at once
+    # 17. Many connections at once
     many_connections(h, 1000)
+
+
+def rpc(resp):
+    """(HTTP status, JSON-RPC message) of a response."""
+    s, _, data = resp
+    return s, (body_json(data) or {})
+
+
+def task_call(h, opts, args_json, headers=None):
+    return h.modern("tools/call", {"name": opts.task_tool, "arguments": json.loads(args_json)},
+                    headers=headers, meta=TASK_META)
+
+
+def task_req(h, method, task_id, headers=None, **extra):
+    return h.modern(method, dict({"taskId": task_id}, **extra), headers=headers, meta=TASK_META)
+
+
+def wait_task(h, task_id, statuses, headers=None, timeout=15):
+    end = time.time() + timeout
+    while time.time() < end:
+        _, msg = rpc(task_req(h, "tasks/get", task_id, headers))
+        status = msg.get("result", {}).get("status")
+        if status in statuses:
+            return msg["result"]
+        time.sleep(0.05)
+    return {}
+
+
+def task_cases(h, opts):
+    unknown = "0123456789abcdef0123456789abcdef"
+    # Methods of the extension, whatever tools the server has.
+    expect(h, "tasks/get without the tasks extension", 400, -32021,
+           h.modern("tasks/get", {"taskId": unknown}), id_check=1)
+    expect(h, "tasks/cancel without the tasks extension", 400, -32021, h.modern("tasks/cancel", {"taskId": unknown}))
+    expect(h, "tasks/get unknown task id", 400, -32602, task_req(h, "tasks/get", unknown))
+    expect(h, "tasks/update unknown task id", 400, -32602, task_req(h, "tasks/update", unknown, inputResponses={}))
+    expect(h, "tasks/cancel unknown task id", 400, -32602, task_req(h, "tasks/cancel", unknown))
+    expect(h, "tasks/get 4 KB task id", 400, -32602, task_req(h, "tasks/get", "x" * 4_000))
+    expect(h, "tasks/get without taskId", 400, -32602, h.modern("tasks/get", {}, meta=TASK_META))
+    expect(h, "tasks/get taskId is a number", 400, -32602, h.modern("tasks/get", {"taskId": 7}, meta=TASK_META))
+    expect(h, "tasks/update inputResponses is an array", 400, -32602,
+           task_req(h, "tasks/update", unknown, inputResponses=[]))
+    expect(h, "tasks/get Mcp-Name differs from taskId", 400, -32020,
+           task_req(h, "tasks/get", unknown, headers={"Mcp-Name": "another-task"}))
+    expect(h, "tasks/get without Mcp-Name", 400, -32020,
+           h.modern("tasks/get", {"taskId": unknown}, meta=TASK_META, drop=("Mcp-Name",)))
+    for m in ("tasks/result", "tasks/list"):   # removed by the extension
+        expect(h, f"{m} is not a method", 404, -32601, task_req(h, m, unknown))
+    if not opts.task_tool:
+        return
+    # Another caller's task id: the same error as an unknown one, and nothing changes.
+    if opts.other_token:
+        other = {"Authorization": "Bearer " + opts.other_token}
+        s, msg = rpc(task_call(h, opts, opts.task_args))
+        tid = msg.get("result", {}).get("taskId")
+        record("task created (for the other-caller cases)", s == 200 and bool(tid), f"status {s} body {msg}")
+        if tid:
+            _, ref = rpc(task_req(h, "tasks/get", unknown, other))
+            for method, extra in (("tasks/get", {}), ("tasks/cancel", {}), ("tasks/update", {"inputResponses": {}})):
+                s, msg = rpc(task_req(h, method, tid, other, **extra))
+                ok = s == 400 and msg.get("error") == ref.get("error")
+                record(f"{method} of another caller's task = unknown id", ok and h.alive(),
+                       f"status {s}: {msg.get('error')} vs {ref.get('error')}")
+            s, msg = rpc(task_req(h, "tasks/get", tid))
+            record("another caller's cancel did not reach the task", msg.get("result", {}).get("status") == "working",
+                   f"status {s}: {msg}")
+            rpc(task_req(h, "tasks/cancel", tid))
+    # Cancel after completion: the same empty ack, and the result stays.
+    s, msg = rpc(task_call(h, opts, opts.quick_task_args))
+    tid = msg.get("result", {}).get("taskId")
+    done = wait_task(h, tid, ("completed", "failed", "cancelled")) if tid else {}
+    s, ack = rpc(task_req(h, "tasks/cancel", tid or unknown))
+    after = wait_task(h, tid, ("completed", "failed", "cancelled")) if tid else {}
+    ok = (done.get("status") == "completed" and s == 200 and ack.get("result", {}).get("resultType") == "complete"
+          and "status" not in ack.get("result", {}) and after.get("status") == "completed" and "result" in after)
+    record("cancel after completion: empty ack, still completed with its result", ok and h.alive(),
+           f"before {done.get('status')}, ack {s} {ack}, after {after.get('status')}")
+    # A flood of creations: refused with 429 / -32010 at the per-caller limit, and the
+    # server keeps serving; cancelling frees the slots again (once the handlers stopped: a
+    # cancelled task holds its slot until then, so give the ones above a moment).
+    time.sleep(0.5)
+    created, refusal = [], None
+    for _ in range(1000):
+        s, msg = rpc(task_call(h, opts, opts.task_args))
+        if s == 200 and msg.get("result", {}).get("taskId"):
+            created.append(msg["result"]["taskId"])
+            continue
+        refusal = (s, msg)
+        break
+    err = (refusal or (0, {}))[1].get("error", {})
+    limit = err.get("data", {}).get("limit")
+    ok = refusal is not None and refusal[0] == 429 and err.get("code") == -32010 and limit == len(created)
+    record(f"flood of task creations refused at the limit ({len(created)})", ok and h.alive(),
+           f"after {len(created)} tasks: {refusal}")
+    for _ in range(20):   # still refused while they run
+        s, msg = rpc(task_call(h, opts, opts.task_args))
+        if s != 429 or msg.get("error", {}).get("code") != -32010:
+            record("flood: every further creation refused", False, f"status {s}: {msg}")
+            break
+    else:
+        record("flood: every further creation refused", h.alive(), "")
+    for tid in created:
+        rpc(task_req(h, "tasks/cancel", tid))
+    statuses = {wait_task(h, tid, ("cancelled",)).get("status") for tid in created}
+    record("flood: every task cancelled", statuses <= {"cancelled"}, f"statuses {statuses}")
+    s, msg = (0, {})
+    for _ in range(100):   # the cancelled handlers wind down, and their slots free up
+        s, msg = rpc(task_call(h, opts, opts.task_args))
+        if s == 200:
+            break
+        time.sleep(0.05)
+    tid = msg.get("result", {}).get("taskId")
+    record("flood: tasks can be created again after cancelling", s == 200 and bool(tid), f"status {s}: {msg}")
+    if tid:
+        rpc(task_req(h, "tasks/cancel", tid))
+
+
+def custom_header_cases(h, opts):
+    """Mcp-Param-* headers of a tool whose inputSchema marks a string parameter x-mcp-header."""
+    _, msg = rpc(h.modern("tools/list"))
+    for t in msg.get("result", {}).get("tools", []):
+        props = t.get("inputSchema", {}).get("properties", {})
+        marked = [(k, p["x-mcp-header"]) for k, p in props.items()
+                  if isinstance(p, dict) and p.get("type") == "string" and isinstance(p.get("x-mcp-header"), str)]
+        if marked and not set(t.get("inputSchema", {}).get("required", [])) - {marked[0][0]}:
+            break
+    else:
+        return
+    name, (param, header) = t["name"], marked[0]
+    call = lambda value, hdrs: h.modern("tools/call", {"name": name, "arguments": {param: value}}, headers=hdrs)
+    hn = "Mcp-Param-" + header
+    s, msg = rpc(call("us-west1", {hn: "us-west1"}))
+    record(f"{hn} matching the body is accepted", s == 200 and "result" in msg, f"status {s}: {msg}")
+    expect(h, f"{hn} missing while the body has the value", 400, -32020, call("us-west1", {}))
+    expect(h, f"{hn} differs from the body", 400, -32020, call("us-west1", {hn: "eu-west1"}))
+    expect(h, f"{hn} Base64 without padding", 400, -32020, call("Hello", {hn: "=?base64?SGVsbG8?="}))
+    expect(h, f"{hn} Base64 with foreign characters", 400, -32020, call("Hello", {hn: "=?base64?SGVs!!!bG8=?="}))
+    expect(h, f"{hn} Base64 of another value", 400, -32020, call("Hello", {hn: "=?base64?SGVsbG9v?="}))
+    expect(h, f"{hn} raw non-ASCII bytes", 400, -32020, call("é", {hn: "é".encode().decode("latin-1")}))
 
 
 def truncated_clients(h, tool):
@@ -338,6 +494,10 @@ def stdio_cases(cmd, tool):
         ("modern unknown method", ('{"jsonrpc":"2.0","id":5,"method":"nope","params":{"_meta":%s}}' % json.dumps(META)).encode(), -32601),
         ("modern missing capabilities", b'{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}', -32602),
         ("modern unknown tool", ('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"zzz","_meta":%s}}' % json.dumps(META)).encode(), -32602),
+        ("tasks/get without the tasks extension", ('{"jsonrpc":"2.0","id":71,"method":"tasks/get","params":{"taskId":"t","_meta":%s}}' % json.dumps(META)).encode(), -32021),
+        ("tasks/get unknown task id", ('{"jsonrpc":"2.0","id":72,"method":"tasks/get","params":{"taskId":"t","_meta":%s}}' % json.dumps(TASK_META)).encode(), -32602),
+        ("tasks/cancel unknown task id", ('{"jsonrpc":"2.0","id":73,"method":"tasks/cancel","params":{"taskId":"t","_meta":%s}}' % json.dumps(TASK_META)).encode(), -32602),
+        ("tasks/result is not a method", ('{"jsonrpc":"2.0","id":74,"method":"tasks/result","params":{"taskId":"t","_meta":%s}}' % json.dumps(TASK_META)).encode(), -32601),
         ("10 MB line", b'{"jsonrpc":"2.0","id":8,"method":"nope","params":{"pad":"' + b"x" * (10 << 20) + b'"}}', -32600),
     ]
     payload = b"".join(c[1] + b"\n" for c in cases) + b'{"jsonrpc":"2.0","id":"last","method":"ping"}\n'
@@ -358,13 +518,17 @@ def main():
     ap.add_argument("--stdio")
     ap.add_argument("--tool", required=True)
     ap.add_argument("--token")
+    ap.add_argument("--other-token", help="a second principal's token (task ownership cases)")
+    ap.add_argument("--task-tool", help="a tool that runs as a task")
+    ap.add_argument("--task-args", default='{"seconds": 60}', help="its arguments for a long run")
+    ap.add_argument("--quick-task-args", default='{"seconds": 0}', help="its arguments for a run that ends at once")
     a = ap.parse_args()
     if a.url:
         h = Http(a.url, a.token)
         if not h.alive():
             print("server not answering at " + a.url)
             return 1
-        http_cases(h, a.tool, a.token)
+        http_cases(h, a.tool, a.token, a)
     if a.stdio:
         stdio_cases(a.stdio, a.tool)
     passed = sum(results)

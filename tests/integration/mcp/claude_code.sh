@@ -21,6 +21,7 @@ tokens:
     sha256: $(printf %s "$secret" | sha256sum | cut -d' ' -f1)
     role: agent
 YAML
+: >"$work/server.log"   # exists before start_server polls it (its sed runs under set -e)
 start_server "$work/server.log" "$mt" serve --config "$work/mt.yaml" --http 127.0.0.1:0
 port=$SERVER_PORT
 cd "$work/project"

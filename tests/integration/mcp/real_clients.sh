@@ -37,6 +37,7 @@ done
 # Streamable HTTP on a free loopback port
 flag=--http
 [[ "${server[0]}" == *conformance* ]] && flag=--listen
+: >"$work/server.log"   # exists before start_server polls it (its sed runs under set -e)
 start_server "$work/server.log" "${server[@]}" $flag 127.0.0.1:0
 port=$SERVER_PORT
 url="http://127.0.0.1:$port/mcp"

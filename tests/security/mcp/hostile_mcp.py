@@ -117,6 +117,22 @@ class Server:
             return False
 
 
+def read_reply(s):
+    """Everything the server sends until it closes (it closes after refusing a request
+    whose body it did not read), within the socket's timeout."""
+    data = b""
+    try:
+        while True:
+            d = s.recv(65536)
+            if not d:
+                break
+            data += d
+    except OSError:
+        pass
+    s.close()
+    return data
+
+
 def tool_text(reply):
     r = reply.get("result", {})
     return " ".join(c.get("text", "") for c in r.get("content", []))
@@ -206,8 +222,7 @@ def run_http_cases(a, b, ws, agent):
     s = socket.create_connection(("127.0.0.1", a.port), timeout=10)
     s.sendall((f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{a.port}\r\nContent-Type: application/json\r\n"
                "Content-Length: 3000000000\r\n\r\n").encode())
-    reply = s.recv(4096)
-    s.close()
+    reply = read_reply(s)
     record("http: Content-Length 3 GB → 413 at once, from the header", reply.startswith(b"HTTP/1.1 413") and
            b"Content-Length 3000000000" in reply, reply[:200])
 
@@ -215,13 +230,11 @@ def run_http_cases(a, b, ws, agent):
     s = socket.create_connection(("127.0.0.1", b.port), timeout=10)
     s.sendall((f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{b.port}\r\nContent-Type: application/json\r\n"
                "Content-Length: 1000000\r\n\r\n").encode())
-    reply = s.recv(4096)
-    s.close()
+    reply = read_reply(s)
     record("http: no token → 401 before the (unsent) body", reply.startswith(b"HTTP/1.1 401"), reply[:200])
     s = socket.create_connection(("127.0.0.1", a.port), timeout=10)
     s.sendall(b"POST /mcp HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n")
-    reply = s.recv(4096)
-    s.close()
+    reply = read_reply(s)
     record("http: rebinding Host → 403 before the (unsent) body", reply.startswith(b"HTTP/1.1 403"), reply[:200])
 
     # Finding 13: /healthz answered 401 with tokens configured (the docs say `ok`).

@@ -186,5 +186,101 @@ TEST_F(HttpTest, BodyLimitMediaTypeAndParseErrors) {
   EXPECT_EQ(r->status, 200);   // still serving
 }
 
+// Posts one modern request; `caps` are its client capabilities, `extra` more headers.
+httplib::Result PostModern(httplib::Client& c, const std::string& method, Json params, httplib::Headers extra = {},
+                           Json caps = Json::object()) {
+  params["_meta"] = {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                     {"io.modelcontextprotocol/clientCapabilities", caps}};
+  httplib::Headers h = {{"Accept", "application/json, text/event-stream"},
+                        {"MCP-Protocol-Version", "2026-07-28"},
+                        {"Mcp-Method", method}};
+  if (params.contains("name")) h.emplace("Mcp-Name", params["name"].get<std::string>());
+  if (params.contains("taskId") && params["taskId"].is_string()) h.emplace("Mcp-Name", params["taskId"].get<std::string>());
+  for (auto& [k, v] : extra) {
+    h.erase(k);
+    h.emplace(k, v);
+  }
+  Json body = {{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}};
+  return c.Post("/mcp", h, body.dump(), "application/json");
+}
+
+TEST_F(HttpTest, TaskIdsOfOneTokenAreInvisibleToAnother) {
+  HttpOptions opts;
+  opts.authenticate = [](const std::string& t) -> std::optional<Principal> {
+    if (t == "alice-secret") return Principal{"alice", "agent", true};
+    if (t == "bob-secret") return Principal{"bob", "agent", true};
+    return std::nullopt;
+  };
+  Start(opts);
+  Tool job;
+  job.name = "job";
+  job.description = "runs until cancelled";
+  job.task_support = TaskSupport::kOptional;
+  job.handler = [this](const Json&, CallContext& ctx) {
+    for (int i = 0; i < 1000 && !ctx.cancelled(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    saw_cancel = ctx.cancelled();
+    return ToolResult::Text("stopped");
+  };
+  registry->AddTool(job);
+  const Json caps = {{"extensions", {{"io.modelcontextprotocol/tasks", Json::object()}}}};
+  httplib::Headers alice = {{"Authorization", "Bearer alice-secret"}}, bob = {{"Authorization", "Bearer bob-secret"}};
+
+  auto r = PostModern(*client, "tools/call", {{"name", "job"}, {"arguments", Json::object()}}, alice, caps);
+  ASSERT_EQ(r->status, 200) << r->body;
+  std::string task = Json::parse(r->body)["result"]["taskId"];
+  r = PostModern(*client, "tasks/get", {{"taskId", task}}, alice, caps);
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(Json::parse(r->body)["result"]["status"], "working");
+
+  auto unknown = PostModern(*client, "tasks/get", {{"taskId", "0123456789abcdef0123456789abcdef"}}, bob, caps);
+  EXPECT_EQ(unknown->status, 400);
+  Json unknown_error = Json::parse(unknown->body)["error"];
+  EXPECT_EQ(unknown_error["code"], kInvalidParams);
+  for (const char* method : {"tasks/get", "tasks/cancel"}) {
+    r = PostModern(*client, method, {{"taskId", task}}, bob, caps);
+    EXPECT_EQ(r->status, 400) << method;
+    EXPECT_EQ(Json::parse(r->body)["error"], unknown_error) << method;
+  }
+  // Routing header: Mcp-Name carries the taskId.
+  r = PostModern(*client, "tasks/get", {{"taskId", task}}, {{"Authorization", "Bearer alice-secret"}, {"Mcp-Name", "other"}}, caps);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(Json::parse(r->body)["error"]["code"], kHeaderMismatch);
+  // Without the extension: -32021.
+  r = PostModern(*client, "tasks/get", {{"taskId", task}}, alice);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_EQ(Json::parse(r->body)["error"]["code"], kMissingRequiredClientCapability);
+
+  EXPECT_FALSE(saw_cancel);
+  r = PostModern(*client, "tasks/cancel", {{"taskId", task}}, alice, caps);
+  ASSERT_EQ(r->status, 200) << r->body;
+  for (int i = 0; i < 500 && !saw_cancel; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_TRUE(saw_cancel);
+}
+
+TEST_F(HttpTest, McpParamHeadersMustMatchTheArguments) {
+  Start();
+  Tool where;
+  where.name = "where";
+  where.description = "echoes a region";
+  where.input_schema = Json::parse(R"({"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}})");
+  where.handler = [](const Json& a, CallContext&) { return ToolResult::Text(a.value("region", "")); };
+  registry->AddTool(where);
+  auto call = [&](Json args, httplib::Headers extra) {
+    return PostModern(*client, "tools/call", {{"name", "where"}, {"arguments", std::move(args)}}, std::move(extra));
+  };
+  EXPECT_EQ(call({{"region", "us-west1"}}, {{"Mcp-Param-Region", "us-west1"}})->status, 200);
+  EXPECT_EQ(call({{"region", "us-west1"}}, {{"mcp-param-region", "us-west1"}})->status, 200);   // names are case-insensitive
+  EXPECT_EQ(call({{"region", "Hello"}}, {{"Mcp-Param-Region", "=?base64?SGVsbG8=?="}})->status, 200);
+  EXPECT_EQ(call(Json::object(), {})->status, 200);
+  for (auto [args, headers] : std::vector<std::pair<Json, httplib::Headers>>{
+           {{{"region", "us-west1"}}, {}},
+           {{{"region", "us-west1"}}, {{"Mcp-Param-Region", "eu-west1"}}},
+           {{{"region", "Hello"}}, {{"Mcp-Param-Region", "=?base64?SGVsbG8?="}}}}) {
+    auto r = call(args, headers);
+    EXPECT_EQ(r->status, 400) << args.dump();
+    EXPECT_EQ(Json::parse(r->body)["error"]["code"], kHeaderMismatch);
+  }
+}
+
 }  // namespace
 }  // namespace mt::mcp
