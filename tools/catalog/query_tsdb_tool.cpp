@@ -334,6 +334,9 @@ mcp::Tool QueryTsdbTool(const std::filesystem::path& workspace, TsdbManager& man
   t.input_schema = InputSchema();
   t.output_schema = OutputSchema();
   t.annotations = mcp::ToolAnnotations::ReadOnly();
+  // A cold call starts Prometheus on private TSDB copies (seconds to minutes): clients that
+  // negotiated the Tasks extension get a task to poll instead of a request that may time out.
+  t.task_support = mcp::TaskSupport::kOptional;
   TsdbManager* m = &manager;
   t.handler = [workspace, m](const Json& args, mcp::CallContext& ctx) -> mcp::ToolResult {
     try {

@@ -2,10 +2,16 @@
 // outputs that validate against their own outputSchema, and errors the model can fix.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "mcp/call_context.h"
 #include "mcp/schema_validator.h"
 #include "test_util.h"
+#include "mcp/server.h"
+#include "mcp/tasks.h"
 #include "tools/catalog/list_jobs_tool.h"
+#include "tools/catalog/product_tools.h"
 #include "tools/catalog/read_log_tool.h"
 #include "tools/catalog/triage_log_tool.h"
 
@@ -148,6 +154,48 @@ TEST_F(ToolsMcp, BadArgumentsAreToolErrorsNotCrashes) {
     mcp::ToolResult r = Call(rl, args);
     EXPECT_TRUE(r.is_error) << args;
   }
+}
+
+TEST_F(ToolsMcp, QueryTsdbRunsAsATaskForClientsThatNegotiatedTasks) {
+  auto registry = std::make_shared<mcp::Registry>();
+  ProductOptions o{ws_};
+  RegisterProductTools(*registry, o);
+  mcp::Server server(mcp::ServerInfo{}, registry);
+  int id = 0;
+  auto modern = [&](const std::string& method, Json params, bool tasks) {
+    Json caps = Json::object();
+    if (tasks) caps["extensions"][mcp::kTasksExtension] = Json::object();
+    params["_meta"] = {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                       {"io.modelcontextprotocol/clientCapabilities", caps}};
+    mcp::RequestEnv env;
+    env.principal = mcp::Principal{"agent-1", "agent", true};
+    auto r = server.Handle({{"jsonrpc", "2.0"}, {"id", ++id}, {"method", method}, {"params", params}}, env);
+    return r ? *r : Json();
+  };
+  // A job with a log and no TSDB: the answer is a specific tool error either way.
+  const Json call = {{"name", "query_tsdb"}, {"arguments", {{"job", names_->front()}, {"mode", "discover"}}}};
+  Json inline_answer = modern("tools/call", call, false)["result"];
+  EXPECT_EQ(inline_answer["resultType"], "complete") << inline_answer.dump();
+  EXPECT_TRUE(inline_answer.value("isError", false));
+  Json handle = modern("tools/call", call, true)["result"];
+  ASSERT_EQ(handle["resultType"], "task") << handle.dump();
+  Json done;
+  for (int i = 0; i < 400; ++i) {
+    done = modern("tasks/get", {{"taskId", handle["taskId"]}}, true)["result"];
+    if (done.value("status", "") != "working") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(done["status"], "completed") << done.dump();
+  EXPECT_EQ(done["result"]["content"], inline_answer["content"]);
+  // Another principal cannot see it.
+  mcp::RequestEnv other;
+  other.principal = mcp::Principal{"agent-2", "agent", true};
+  Json foreign = {{"jsonrpc", "2.0"}, {"id", 99}, {"method", "tasks/get"},
+                  {"params", {{"taskId", handle["taskId"]},
+                              {"_meta", {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                                         {"io.modelcontextprotocol/clientCapabilities",
+                                          {{"extensions", {{mcp::kTasksExtension, Json::object()}}}}}}}}}};
+  EXPECT_EQ((*server.Handle(foreign, other))["error"]["code"], mcp::kInvalidParams);
 }
 
 }  // namespace
