@@ -126,16 +126,17 @@ mcp::ToolResult UrlApproval(const GateOptions& g, approval::PlanRecord& rec, con
   if (action != "accept") return View(rec, PendingMessage(g, rec));
   // The user agreed to open the page. Wait for the human's decision there (bounded, and
   // shorter than common client request timeouts, 60 s in the TypeScript SDK; a client that
-  // cancels ends the wait), then answer with the plan's state, whatever it is.
-  const auto until = std::chrono::steady_clock::now() + g.url_wait;
+  // cancels ends the wait), then answer with the plan's state, whatever it is. A plan
+  // approved on the page is executed by the page's own request: allow it 10 s more to record
+  // the job so that this answer can name it.
+  using Clock = std::chrono::steady_clock;
+  const auto decide_by = Clock::now() + g.url_wait, run_by = decide_by + std::chrono::seconds(10);
   approval::PlanRecord now = rec;
-  while (now.state == "pending" && !ctx.cancelled() && std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    if (!g.env.Store().Get(rec.id, approval::UnixNow(), &now).empty()) break;
-  }
-  // A plan approved on the page is executed by the page's own request; give it a moment to
-  // record the job so this answer can name it.
-  for (int i = 0; i < 40 && now.state == "approved" && !ctx.cancelled(); ++i) {
+  auto waiting = [&] {
+    const auto t = Clock::now();
+    return !ctx.cancelled() && ((now.state == "pending" && t < decide_by) || (now.state == "approved" && t < run_by));
+  };
+  while (waiting()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
     if (!g.env.Store().Get(rec.id, approval::UnixNow(), &now).empty()) break;
   }
