@@ -9,6 +9,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "base/strings.h"
 #include "mcp/base64.h"
 #include "mcp/json_parse.h"
 #include "mcp/param_headers.h"
@@ -78,10 +79,8 @@ bool Accepts(const httplib::Request& req, const char* type) {
   return accept.empty() || accept.find(type) != std::string::npos || accept.find("*/*") != std::string::npos;
 }
 
-std::string Trim(const std::string& v) {
-  size_t b = v.find_first_not_of(" \t"), e = v.find_last_not_of(" \t");
-  return b == std::string::npos ? "" : v.substr(b, e - b + 1);
-}
+// HTTP's optional white space around a field value (RFC 9110 §5.5) is " \t" only.
+std::string TrimOws(const std::string& v) { return std::string(base::Trim(v, " \t")); }
 
 // Header values may carry non-ASCII text as "=?base64?…?=" (2026-07-28 routing headers).
 std::string DecodeHeaderValue(const std::string& v) {
@@ -97,7 +96,7 @@ std::string DecodeHeaderValue(const std::string& v) {
 // the arguments its tool marks with x-mcp-header.
 void CheckRoutingHeaders(const httplib::Request& req, const Message& m, const Registry& registry) {
   if (!req.has_header("Mcp-Method")) throw RpcError(kHeaderMismatch, "Missing Mcp-Method header");
-  if (DecodeHeaderValue(Trim(req.get_header_value("Mcp-Method"))) != m.method)
+  if (DecodeHeaderValue(TrimOws(req.get_header_value("Mcp-Method"))) != m.method)
     throw RpcError(kHeaderMismatch, "Mcp-Method header does not match the body's method " + m.method);
   const bool task_method = m.method == "tasks/get" || m.method == "tasks/update" || m.method == "tasks/cancel";
   const char* key = m.method == "resources/read" ? "uri"
@@ -108,7 +107,7 @@ void CheckRoutingHeaders(const httplib::Request& req, const Message& m, const Re
   if (!key || !m.params.contains(key) || !m.params[key].is_string()) return;
   std::string body = m.params[key].get<std::string>();
   if (!req.has_header("Mcp-Name")) throw RpcError(kHeaderMismatch, "Missing Mcp-Name header");
-  if (DecodeHeaderValue(Trim(req.get_header_value("Mcp-Name"))) != body)
+  if (DecodeHeaderValue(TrimOws(req.get_header_value("Mcp-Name"))) != body)
     throw RpcError(kHeaderMismatch, "Mcp-Name header does not match the body's " + std::string(key));
   if (m.method == "tools/call") {
     if (auto tool = registry.FindTool(m.params["name"].get<std::string>())) {
@@ -116,7 +115,7 @@ void CheckRoutingHeaders(const httplib::Request& req, const Message& m, const Re
       CheckParamHeaders(tool->input_schema, args != m.params.end() ? *args : Json(),
                         [&req](const std::string& name) -> std::optional<std::string> {
                           if (!req.has_header(name)) return std::nullopt;
-                          return Trim(req.get_header_value(name));
+                          return TrimOws(req.get_header_value(name));
                         });
     }
   }

@@ -4,10 +4,10 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
-#include <openssl/sha.h>
 
 #include <stdexcept>
 
+#include "base/sha256.h"
 #include "mcp/base64.h"
 #include "mcp/json_rpc.h"
 
@@ -34,9 +34,7 @@ RequestStateSealer::RequestStateSealer(std::string key, std::chrono::seconds ttl
 
 std::string RequestStateSealer::Digest(const Json& arguments) {
   std::string canon = arguments.is_null() ? "{}" : arguments.dump();   // nlohmann sorts keys
-  unsigned char md[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(canon.data()), canon.size(), md);
-  return HexEncode(std::string_view(reinterpret_cast<const char*>(md), sizeof md));
+  return base::Sha256Hex(canon);
 }
 
 std::string RequestStateSealer::Mac(const std::string& data) const {

@@ -1,5 +1,7 @@
 #include "launcher/approval/audit.h"
 
+#include "base/iso_time.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -11,14 +13,7 @@
 
 namespace mt::launch::approval {
 
-std::string IsoUtc(int64_t t) {
-  std::time_t tt = static_cast<std::time_t>(t);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string IsoUtc(int64_t t) { return base::FormatIso8601(t); }
 
 int64_t UnixNow() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();

@@ -1,5 +1,7 @@
 #include "launcher/approval/store.h"
 
+#include "base/atomic_file.h"
+
 #include <fcntl.h>
 #include <openssl/rand.h>
 #include <sys/file.h>
@@ -28,32 +30,11 @@ std::string RandomId() {
 
 std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
 
-// Writes `data` to `path` atomically: temp file in the same directory, fsync, rename,
-// fsync of the directory.
+// Writes `data` to `path` atomically and durably (fsync of the file, rename, fsync of the
+// directory), readable by its owner only.
 std::string WriteAtomic(const fs::path& path, const std::string& data) {
-  const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return Errno("cannot create " + tmp.string());
-  std::string err;
-  for (size_t done = 0; err.empty() && done < data.size();) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) err = Errno("cannot write " + tmp.string());
-    else done += static_cast<size_t>(n);
-  }
-  if (err.empty() && ::fsync(fd) != 0) err = Errno("cannot fsync " + tmp.string());
-  ::close(fd);
-  if (err.empty() && ::rename(tmp.c_str(), path.c_str()) != 0) err = Errno("cannot rename into " + path.string());
-  if (!err.empty()) {
-    ::unlink(tmp.c_str());
-    return err;
-  }
-  const int dfd = ::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-  return "";
+  const base::Status st = base::WriteFileAtomic(path, data, {.mode = 0600, .durable = true});
+  return st.ok() ? "" : st.message();
 }
 
 }  // namespace

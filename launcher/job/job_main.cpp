@@ -20,9 +20,9 @@
 
 #include "launcher/job/child.h"
 #include "launcher/job/observe.h"
+#include "base/hostlist.h"
+#include "launcher/launch/job_log_format.h"
 #include "launcher/launch/plan.h"
-#include "launcher/sim/hostlist.h"
-#include "launcher/sim/job_log.h"
 
 namespace fs = std::filesystem;
 using mt::launch::Plan;
@@ -142,7 +142,7 @@ int RunTask(const Plan& p, const std::string& plan_path) {
     if (rank == 0) {
       std::vector<std::string> targets;
       std::vector<std::string> hosts = VirtualHosts(p.nodes);
-      if (!Packed(p)) mt::launch::sim::ExpandHostList(Env("SLURM_JOB_NODELIST", ShortHost()), &hosts);
+      if (!Packed(p)) mt::base::ExpandHostList(Env("SLURM_JOB_NODELIST", ShortHost()), &hosts);
       for (size_t i = 0; i < hosts.size(); ++i)
         targets.push_back(Packed(p) ? "127.0.0.1:" + std::to_string(p.exporter_port + static_cast<int>(i))
                                     : hosts[i] + ":" + std::to_string(p.exporter_port));
@@ -203,7 +203,7 @@ int RunJob(const Plan& p, const std::string& plan_path) {
   const fs::path job_dir = p.workspace / mt::launch::JobDirName(p, id);
   std::error_code ec;
   fs::create_directories(job_dir, ec);
-  const std::string nodelist = Packed(p) ? mt::launch::sim::CompactHostList(VirtualHosts(p.nodes))
+  const std::string nodelist = Packed(p) ? mt::base::CompactHostList(VirtualHosts(p.nodes))
                                          : Env("SLURM_JOB_NODELIST", ShortHost());
   std::string passthrough;
   for (const auto& a : p.passthrough) passthrough += (passthrough.empty() ? "" : " ") + a;
@@ -254,7 +254,6 @@ int RunJob(const Plan& p, const std::string& plan_path) {
     const pid_t pid = Spawn(argv, {}, &err);
     if (pid > 0) tasks.push_back(pid);
   } else {
-    const int width = static_cast<int>(std::to_string(std::max(0, p.nodes - 1)).size());
     for (int r = 0; r < p.nodes && err.empty(); ++r) {
       int fds[2];
       if (pipe2(fds, O_CLOEXEC) != 0) {
@@ -272,9 +271,7 @@ int RunJob(const Plan& p, const std::string& plan_path) {
         break;
       }
       tasks.push_back(pid);
-      char label[32];
-      std::snprintf(label, sizeof label, "%*d: ", width, r);
-      pumps.emplace_back(PumpLabelled, fds[0], std::string(label));
+      pumps.emplace_back(PumpLabelled, fds[0], mt::launch::RankLabel(r, p.nodes));
     }
   }
   int code = 0;
@@ -337,14 +334,13 @@ int RunJob(const Plan& p, const std::string& plan_path) {
     Line("== Training END (" + es + ") ==");
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  Line("========================== JOB SUMMARY ==========================");
-  Line("  Job:    " + id + " (" + p.job_name + ")");
-  Line("  Model:  " + p.spec.model);
-  Line("  Nodes:  " + std::to_string(p.nodes));
-  Line("  Wall:   " + mt::launch::sim::FormatWall(wall));
-  Line(code == 0 ? "  Status: \033[32mSUCCESS (exit 0)\033[0m"
-                 : "  Status: \033[31mFAILED (exit " + std::to_string(code) + ")\033[0m — " + reason);
-  Line("=================================================================");
+  Line(mt::launch::RenderJobSummary({.job_id = id,
+                                     .job_name = p.job_name,
+                                     .model = p.spec.model,
+                                     .nodes = p.nodes,
+                                     .wall_seconds = wall,
+                                     .exit_code = code,
+                                     .reason = reason}));
   return code;
 }
 

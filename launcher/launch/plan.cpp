@@ -1,8 +1,7 @@
 #include "launcher/launch/plan.h"
 
+#include "base/sha256.h"
 #include "launcher/launch/env_policy.h"
-
-#include <openssl/evp.h>
 
 #include <chrono>
 #include <ctime>
@@ -50,16 +49,6 @@ std::string MakeExpTag(const std::string& tag, const std::vector<std::string>& p
 
 std::string JobDirName(const Plan& p, const std::string& job_id) { return job_id + "-" + p.job_name; }
 
-static std::string Sha256Hex(const std::string& data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
-  static const char* kHex = "0123456789abcdef";
-  std::string s;
-  for (unsigned i = 0; i < len; ++i) s += {kHex[md[i] >> 4], kHex[md[i] & 15]};
-  return s;
-}
-
 json Plan::ToJson() const {
   json j;
   j["schema"] = "mt.plan/1";
@@ -92,7 +81,7 @@ json Plan::ToJson() const {
 std::string Plan::ComputeHash() const {
   json j = ToJson();
   j.erase("hash");
-  return Sha256Hex(j.dump());
+  return base::Sha256Hex(j.dump());
 }
 
 std::string PlanFromJson(const json& j, Plan* p) {

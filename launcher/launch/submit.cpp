@@ -17,6 +17,8 @@
 #include <cstring>
 #include <thread>
 
+#include "base/atomic_file.h"
+#include "base/strings.h"
 #include "base/workspace_files.h"
 #include "launcher/launch/artifact.h"
 #include "launcher/launch/k8s_manifest.h"
@@ -41,10 +43,8 @@ int FirstFreePort(int first, int last) {
   return -1;
 }
 
-static std::string Trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
-  return s;
-}
+// A command's output without the white space around it (scheduler states, job ids, errors).
+static std::string Trim(const std::string& s) { return std::string(base::Trim(s)); }
 
 // <ws>/<id>-<name>/ with its links and launch record, built beside and renamed in.
 static std::string CreateJobDir(const Plan& p, const std::string& id, const json& record, fs::path* dir) {
@@ -78,11 +78,10 @@ static json Record(const Plan& p, const std::string& id) {
           {"artifact", p.artifact_dir.string()}, {"created", p.created}};
 }
 
+// Best effort, as before: the job runs already; a record without its pgid only makes
+// status and cancel see it as ended.
 static void WriteRecord(const fs::path& dir, const json& record) {
-  const fs::path tmp = dir / ".mt-launch.json.tmp";
-  std::ofstream(tmp) << record.dump(2) << "\n";
-  std::error_code ec;
-  fs::rename(tmp, dir / ".mt-launch.json", ec);
+  (void)base::WriteFileAtomic(dir / ".mt-launch.json", record.dump(2) + "\n");
 }
 
 void ResolveBinaries(PlanRequest* req) {

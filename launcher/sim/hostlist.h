@@ -1,16 +1,11 @@
-// Slurm host lists: "chi[2801-2803,2810]" <-> {"chi2801","chi2802","chi2803","chi2810"}.
+// Slurm host lists live in base/hostlist.h (mt-job and the tools use them too); these names
+// keep simulator code that spells them mt::launch::sim:: compiling.
 #pragma once
-
-#include <string>
-#include <vector>
+#include "base/hostlist.h"
 
 namespace mt::launch::sim {
 
-// Compresses a list of host names into Slurm's compact form. Hosts sharing a prefix and
-// a numeric suffix of the same width are grouped; the input order is kept per group.
-std::string CompactHostList(const std::vector<std::string>& hosts);
-
-// Expands a compact list; returns false (and leaves `out` unspecified) on malformed input.
-bool ExpandHostList(const std::string& compact, std::vector<std::string>* out);
+using base::CompactHostList;
+using base::ExpandHostList;
 
 }  // namespace mt::launch::sim

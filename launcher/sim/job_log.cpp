@@ -6,7 +6,7 @@
 #include <numeric>
 #include <vector>
 
-#include "launcher/sim/hostlist.h"
+#include "base/hostlist.h"
 #include "launcher/sim/noise.h"
 
 namespace mt::launch::sim {
@@ -108,41 +108,16 @@ std::string Passthrough(const Scenario& s) {
 }
 
 std::string Summary(const Scenario& s, const Timeline& tl) {
-  std::string status;
-  if (tl.exit_code == 0) {
-    status = "\033[32mSUCCESS (exit 0)\033[0m";
-  } else {
-    status = "\033[31mFAILED (exit " + std::to_string(tl.exit_code) + ")\033[0m — " + tl.stage_failure;
-  }
-  std::string out;
-  out += "========================== JOB SUMMARY ==========================\n";
-  out += "  Job:    " + s.job_id + " (" + s.JobName() + ")\n";
-  out += "  Model:  " + s.model + "\n";
-  out += "  Nodes:  " + std::to_string(s.hosts.size()) + "\n";
-  out += "  Wall:   " + FormatWall(tl.job_end - tl.job_start) + "\n";
-  out += "  Status: " + status + "\n";
-  out += "=================================================================";
-  return out;
+  return RenderJobSummary({.job_id = s.job_id,
+                           .job_name = s.JobName(),
+                           .model = s.model,
+                           .nodes = static_cast<int>(s.hosts.size()),
+                           .wall_seconds = tl.job_end - tl.job_start,
+                           .exit_code = tl.exit_code,
+                           .reason = tl.stage_failure});
 }
 
 }  // namespace
-
-std::string FormatWall(double seconds) {
-  const long total = std::lround(std::max(0.0, seconds));
-  const long h = total / 3600, m = (total % 3600) / 60, sec = total % 60;
-  char buf[64];
-  if (h > 0) std::snprintf(buf, sizeof buf, "%ldh %ldm %lds", h, m, sec);
-  else if (m > 0) std::snprintf(buf, sizeof buf, "%ldm %lds", m, sec);
-  else std::snprintf(buf, sizeof buf, "%lds", sec);
-  return buf;
-}
-
-std::string RankLabel(int task, int ntasks) {
-  const int width = static_cast<int>(std::to_string(std::max(ntasks - 1, 0)).size());
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%*d: ", width, task);
-  return buf;
-}
 
 std::string StepLine(const Scenario& s, const StepRecord& r) {
   char buf[320];
@@ -173,7 +148,7 @@ std::string RenderJobLog(const Scenario& s, const Timeline& tl, const LogPaths& 
   b.Raw("JOB_ID=" + s.job_id);
   b.Raw("JOB_NAME=" + s.JobName());
   b.Raw("NNODES=" + std::to_string(n));
-  b.Raw("JOB_NODELIST=" + CompactHostList(s.hosts));
+  b.Raw("JOB_NODELIST=" + base::CompactHostList(s.hosts));
   b.Raw("JAX_COORDINATOR_PORT=" + std::to_string(jax_port));
   if (s.ray) b.Raw("RAY_PORT=" + std::to_string(ray_port));
   b.Raw("PASSTHROUGH_ARGS=\"" + Passthrough(s) + "\"");

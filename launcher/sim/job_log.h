@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "launcher/launch/job_log_format.h"
 #include "launcher/sim/scenario.h"
 #include "launcher/sim/timeline.h"
 
@@ -20,12 +21,9 @@ struct LogPaths {
 // The whole log as one string. Deterministic for a given scenario and timeline.
 std::string RenderJobLog(const Scenario& s, const Timeline& tl, const LogPaths& paths);
 
-// "35h 12m 3s", "12m 3s" or "45s", as the JOB SUMMARY prints the wall time.
-std::string FormatWall(double seconds);
-
-// The `srun -l` label for `task` in a step with `ntasks` tasks: right-aligned to the
-// width of the largest task id, then ": ".
-std::string RankLabel(int task, int ntasks);
+// The wall-time format and the `srun -l` label are mt-job's (launcher/launch/job_log_format.h).
+using launch::FormatWall;
+using launch::RankLabel;
 
 // One `completed step:` line (without the rank label), with MFU when the peak is known.
 std::string StepLine(const Scenario& s, const StepRecord& r);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "base/atomic_file.h"
 #include "launcher/sim/job_log.h"
 #include "launcher/sim/metrics_model.h"
 #include "launcher/sim/noise.h"
@@ -123,21 +124,8 @@ std::string Artifact(const Scenario& s, const fs::path& dir) {
 }  // namespace
 
 std::string WriteFileAtomic(const fs::path& path, const std::string& data) {
-  const fs::path tmp = path.string() + ".tmp." + std::to_string(getpid());
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) return "cannot create " + tmp.string();
-  const bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size();
-  if (std::fclose(f) != 0 || !ok) {
-    std::remove(tmp.c_str());
-    return "cannot write " + tmp.string();
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    return "cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message();
-  }
-  return "";
+  const base::Status st = base::WriteFileAtomic(path, data);
+  return st.ok() ? "" : st.message();
 }
 
 std::string GenerateJob(const Scenario& s, const fs::path& workspace, const GenerateOptions& opts,

@@ -39,7 +39,8 @@ struct GenerateResult {
 std::string GenerateJob(const Scenario& s, const std::filesystem::path& workspace, const GenerateOptions& opts,
                         GenerateResult* result);
 
-// Writes `data` to `path` through a temporary file and rename(2).
+// Writes `data` to `path` through a temporary file and rename(2) (base/atomic_file.h), with
+// the simulator's ""-or-message result.
 std::string WriteFileAtomic(const std::filesystem::path& path, const std::string& data);
 
 }  // namespace mt::launch::sim

@@ -4,6 +4,8 @@
 //       compressed time: writes the whole job (log, TFEvent file, TSDB, artifact) at once
 //   mt-simtrain --demo-init DIR
 //       the case-study workspace (what `mt demo init DIR` does)
+//   mt-simtrain --scenario-fuzz SEED --out DIR
+//       a random scenario with ground truth: job(s) + truth.json in DIR (scenario_fuzz.h)
 //   mt-simtrain --scenario FILE --realtime --out DIR [--step-seconds S] [--fake-root DIR] [--rank R]
 //       real time: see docs/simtrain.md
 //
@@ -20,6 +22,7 @@
 #include "launcher/sim/job_writer.h"
 #include "launcher/sim/realtime.h"
 #include "launcher/sim/scenario.h"
+#include "launcher/sim/scenario_fuzz.h"
 #include "launcher/sim/timeline.h"
 
 namespace {
@@ -29,7 +32,8 @@ constexpr const char* kUsage =
     "       mt-simtrain --demo-init DIR [--only ID[,ID...]] [--no-tsdb] [--promtool PATH] [--parallel N]\n"
     "       mt-simtrain --scenario FILE --realtime [--step-seconds S] [--startup-seconds S] [--max-seconds S]\n"
     "                   [--rank R|auto] [--log FILE] [--out DIR] [--fake-root DIR] [--root-interval S] [--event-host NAME]\n"
-    "       mt-simtrain --scenario FILE --check      (validate and print the timeline summary)\n";
+    "       mt-simtrain --scenario FILE --check      (validate and print the timeline summary)\n"
+    "       mt-simtrain --scenario-fuzz SEED --out DIR [--promtool PATH] [--parallel N]\n";
 
 int Usage(const std::string& msg) {
   if (!msg.empty()) std::fprintf(stderr, "mt-simtrain: %s\n", msg.c_str());
@@ -56,7 +60,7 @@ bool ReadFile(const std::string& path, std::string* out, std::string* err) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string scenario_path, workspace, demo_dir, promtool, only;
+  std::string scenario_path, workspace, demo_dir, promtool, only, fuzz_seed;
   bool no_tsdb = false, keep_om = false, check = false, realtime = false;
   int parallel = 2;
   mt::launch::sim::RealtimeOptions rt;
@@ -81,6 +85,7 @@ int main(int argc, char** argv) {
     else if (a == "--workspace") { if (!value(&workspace)) return Usage("--workspace needs a directory"); }
     else if (a == "--demo-init") { if (!value(&demo_dir)) return Usage("--demo-init needs a directory"); }
     else if (a == "--promtool") { if (!value(&promtool)) return Usage("--promtool needs a path"); }
+    else if (a == "--scenario-fuzz") { if (!value(&fuzz_seed)) return Usage("--scenario-fuzz needs a seed"); }
     else if (a == "--only") { if (!value(&only)) return Usage("--only needs job ids"); }
     else if (a == "--parallel") {
       std::string v;
@@ -129,6 +134,27 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  if (!fuzz_seed.empty()) {
+    if (out_dir.empty()) return Usage("--scenario-fuzz needs --out DIR");
+    uint64_t seed = 0;
+    try {
+      size_t used = 0;
+      seed = std::stoull(fuzz_seed, &used);
+      if (used != fuzz_seed.size()) throw 0;
+    } catch (...) {
+      return Usage("--scenario-fuzz needs a non-negative integer seed");
+    }
+    mt::launch::sim::PromtoolOptions popts;
+    popts.binary = promtool.empty() ? mt::launch::sim::DefaultPromtool() : promtool;
+    popts.parallel = parallel;
+    const auto c = mt::launch::sim::MakeFuzzCase(seed);
+    if (std::string e = mt::launch::sim::WriteFuzzCase(c, out_dir, popts); !e.empty()) {
+      std::fprintf(stderr, "mt-simtrain: %s\n", e.c_str());
+      return 1;
+    }
+    std::printf("%s\n", out_dir.c_str());
+    return 0;
+  }
   if (scenario_path.empty()) return Usage("give --scenario FILE or --demo-init DIR");
   std::string text, err;
   if (!ReadFile(scenario_path, &text, &err)) {

@@ -7,7 +7,8 @@
 #include <ctime>
 #include <set>
 
-#include "launcher/sim/hostlist.h"
+#include "base/hostlist.h"
+#include "base/iso_time.h"
 
 namespace mt::launch::sim {
 namespace {
@@ -218,14 +219,7 @@ bool ParseIsoTime(const std::string& text, double* out) {
   return true;
 }
 
-std::string FormatIsoTime(double t) {
-  std::time_t secs = static_cast<std::time_t>(std::floor(t));
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string FormatIsoTime(double t) { return base::FormatIso8601(static_cast<int64_t>(std::floor(t))); }
 
 bool ParseScenario(const std::string& yaml_text, const std::string& source, Scenario* out,
                    std::string* error) {
@@ -274,7 +268,7 @@ bool ParseScenario(const std::string& yaml_text, const std::string& source, Scen
     for (char c : s.model)
       if (c == '/' || c == '\0') return fail("job.model: must not contain '/'");
     if (hosts.empty()) return fail("job.hosts: required (Slurm compact form, e.g. node[001-004])");
-    if (!ExpandHostList(hosts, &s.hosts)) return fail("job.hosts: malformed host list '" + hosts + "'");
+    if (!base::ExpandHostList(hosts, &s.hosts)) return fail("job.hosts: malformed host list '" + hosts + "'");
     if (s.hosts.size() > 4096) return fail("job.hosts: more than 4096 hosts");
     std::set<std::string> unique(s.hosts.begin(), s.hosts.end());
     if (unique.size() != s.hosts.size()) return fail("job.hosts: duplicate host names");

@@ -1,7 +1,6 @@
 #include "tools/catalog/cancel_job_tool.h"
 
-#include <openssl/evp.h>
-
+#include "base/sha256.h"
 #include "launcher/launch/submit.h"
 #include "tools/catalog/submit_job_tool.h"
 
@@ -14,16 +13,6 @@ constexpr const char* kDescription =
     "Cancel a job that mt submitted from this workspace (its job directory must exist here). Like "
     "submit_job it needs a human's approval (a form in your client, or `mt approve <plan_id>` on the "
     "host); the result says what the scheduler did. Call again with only `plan_id` for the state.";
-
-std::string Sha256Hex(const std::string& data) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
-  static const char* kHex = "0123456789abcdef";
-  std::string s;
-  for (unsigned i = 0; i < len; ++i) s += {kHex[md[i] >> 4], kHex[md[i] & 15]};
-  return s;
-}
 
 }  // namespace
 
@@ -38,7 +27,7 @@ std::string BuildCancelPlan(const std::filesystem::path& workspace, const std::s
                {"backend", status.value("backend", "")},
                {"job_dir", status.value("job_dir", "")},
                {"workspace", workspace.string()}};
-  *hash = Sha256Hex(plan->dump());
+  *hash = base::Sha256Hex(plan->dump());
   *summary = "Cancel job " + (*plan)["job"].get<std::string>() + " (" + (*plan)["backend"].get<std::string>() +
              ", now " + status.value("state", "?") + ")\n  job dir: " + (*plan)["job_dir"].get<std::string>() + "\n";
   return "";

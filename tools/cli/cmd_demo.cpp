@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 
+#include "base/iso_time.h"
 #include "launcher/demo/workspace.h"
 #include "mcp/stdio_client.h"
 #include "tools/cli/command.h"
@@ -49,16 +50,8 @@ std::string SelfPath() {
 // ISO-8601 UTC of `iso` shifted by `seconds` (the demo asks each question shortly after
 // the job's last write, as a person on call would).
 std::string Shift(const std::string& iso, long seconds) {
-  std::tm tm{};
-  std::istringstream in(iso);
-  in >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%S");
-  if (in.fail()) return iso;
-  time_t t = timegm(&tm) + seconds;
-  std::tm out{};
-  gmtime_r(&t, &out);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &out);
-  return buf;
+  const auto t = base::ParseIso8601(iso);
+  return t ? base::FormatIso8601(*t + seconds) : iso;
 }
 
 std::string FirstLines(const std::string& text, int n) {

@@ -1,7 +1,6 @@
 // mt serve: the MCP server. stdio by default (Claude Code, Cursor); --http ADDR for
 // Streamable HTTP (remote agents); both at once when --stdio and --http are given.
 #include <openssl/crypto.h>
-#include <openssl/sha.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -11,6 +10,7 @@
 #include <memory>
 #include <thread>
 
+#include "base/sha256.h"
 #include "mcp/base64.h"
 #include "mcp/http_transport.h"
 #include "mcp/server.h"
@@ -32,12 +32,6 @@ constexpr const char* kInstructions =
     "mt diagnoses LLM-training jobs (MaxText on Slurm) from their job output directory and "
     "Prometheus TSDB. Start with list_jobs, then triage_log on the job in question; its "
     "next_steps name the tool to call next. Every answer cites files and line numbers.";
-
-std::string Sha256Hex(const std::string& s) {
-  unsigned char md[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(s.data()), s.size(), md);
-  return mcp::HexEncode(std::string_view(reinterpret_cast<const char*>(md), sizeof md));
-}
 
 bool IsLoopback(const std::string& host) { return host == "127.0.0.1" || host == "localhost" || host == "::1"; }
 
@@ -129,7 +123,7 @@ int RunServe(const std::vector<std::string>& args) {
     if (!config.tokens.empty()) {
       auto tokens = config.tokens;
       opts.authenticate = [tokens](const std::string& secret) -> std::optional<mcp::Principal> {
-        std::string digest = Sha256Hex(secret);
+        std::string digest = base::Sha256Hex(secret);
         for (const auto& t : tokens)
           if (CRYPTO_memcmp(digest.data(), t.sha256_hex.data(), digest.size()) == 0)
             return mcp::Principal{t.name, t.role, true};

@@ -8,7 +8,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "launcher/sim/job_writer.h"
+#include "base/atomic_file.h"
 #include "tools/cli/command.h"
 #include "tools/cli/flags.h"
 #include "tools/catalog/config.h"
@@ -112,8 +112,8 @@ int RunSweep(const std::vector<std::string>& args) {
   int rc = cmp.failed() ? kExitFailed : kExitOk;
   auto write = [&rc](const std::optional<std::string>& path, const std::string& text) {
     if (!path) return;
-    if (auto e = launch::sim::WriteFileAtomic(*path, text); !e.empty()) {
-      std::cerr << "mt sweep: " << e << "\n";
+    if (base::Status st = base::WriteFileAtomic(*path, text); !st.ok()) {
+      std::cerr << "mt sweep: " << st.message() << "\n";
       rc = kExitFailed;
     }
   };

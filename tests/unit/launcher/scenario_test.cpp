@@ -1,11 +1,14 @@
 #include <gtest/gtest.h>
 
 #include "launcher/demo/embedded_scenarios.h"
-#include "launcher/sim/hostlist.h"
+#include "base/hostlist.h"
 #include "launcher/sim/scenario.h"
 
 namespace mt::launch::sim {
 namespace {
+
+using base::CompactHostList;
+using base::ExpandHostList;
 
 constexpr const char* kMinimal = R"(
 job:

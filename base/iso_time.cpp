@@ -1,8 +1,8 @@
-#include "tools/common/iso_time.h"
+#include "base/iso_time.h"
 
 #include <cstdio>
 
-namespace mt::tools {
+namespace mt::base {
 namespace {
 
 // Howard Hinnant's days_from_civil / civil_from_days (public-domain algorithms).
@@ -119,4 +119,4 @@ std::string FormatIso8601(int64_t unix_seconds) {
   return buf;
 }
 
-}  // namespace mt::tools
+}  // namespace mt::base
