@@ -214,8 +214,7 @@ Json QueryTsdbStructured(const JobFiles& job, const Json& args, TsdbManager& man
   }
   TsdbSource source;
   source.tsdb_dir = tsdb_dir;
-  std::string status = triage.is_object() ? triage.value("status", "") : "";
-  source.job_running = status == "running" || status == "hang";
+  source.job_running = MayBeRunning(triage);
   if (source.job_running && !job.log.empty()) source.live_port = LivePrometheusPort(job.log);
 
   // Arguments per mode.

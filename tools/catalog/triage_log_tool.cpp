@@ -74,7 +74,7 @@ Json OutputSchema() {
   Json progress = obj({{"steps_seen", {{"type", "integer"}}}, {"entries_per_step", {{"type", "number"}}},
                        {"steady_step_seconds", Nullable("number")}, {"recent_step_seconds", Nullable("number")},
                        {"last_progress_time", Nullable("string")},
-                       {"last_progress_source", {{"enum", {"line_timestamp", "file_mtime", "none"}}}},
+                       {"last_progress_source", {{"enum", {"line_timestamp", "log_activity", "file_mtime", "none"}}}},
                        {"seconds_since_progress", Nullable("number")}, {"expected_step_now", Nullable("integer")},
                        {"step_seconds_sum", {{"type", "number"}}}, {"step_seconds_rank", Nullable("integer")},
                        {"wall_seconds", Nullable("number")}, {"unaccounted_seconds", Nullable("number")},
@@ -93,8 +93,23 @@ Json OutputSchema() {
   Json scan = obj({{"files", {{"type", "integer"}}}, {"bytes", {{"type", "integer"}}}, {"lines", {{"type", "integer"}}},
                    {"oversized_lines", {{"type", "integer"}}}, {"changed_during_read", {{"type", "boolean"}}},
                    {"steps_from", {{"type", "string"}}}});
+  Json line_ref = Json{{"anyOf", {Json{{"type", "null"}}, obj({{"line", {{"type", "integer"}}},
+                                                                {"time", Nullable("string")},
+                                                                {"text", {{"type", "string"}}}})}}};
+  Json lifecycle = obj({{"stage", {{"enum", {"launch", "init", "compile", "training", "teardown", "ended"}}}},
+                        {"ended", {{"type", "boolean"}}},
+                        {"end_source", {{"enum", {"job_summary", "launcher_end_line", "slurm", "srun_task_exit", nullptr}}}},
+                        {"end_line", line_ref}, {"exit_code", Nullable("integer")},
+                        {"training_finished", {{"type", "boolean"}}}, {"training_end_line", line_ref}});
+  Json clock = obj({{"source", {{"enum", {"log_timestamp", "file_mtime", "none"}}}},
+                    {"last_activity_time", Nullable("string")}, {"last_activity_line", Nullable("integer")},
+                    {"layout", Nullable("string")}, {"year_inferred", {{"type", "boolean"}}}, {"note", Nullable("string")}});
   return obj({{"job", job},
               {"now", {{"type", "string"}}},
+              {"root_cause_rule", {{"type", "string"}}},
+              {"undecided", Nullable("string")},
+              {"lifecycle", lifecycle},
+              {"clock", clock},
               {"class", {{"type", "string"}, {"enum", classes}}},
               {"secondary", {{"type", "array"}, {"items", {{"type", "string"}, {"enum", classes}}}}},
               {"status", {{"enum", {"completed", "failed", "cancelled", "running", "hang", "unknown"}}}},

@@ -170,7 +170,6 @@ Json ComparePair(const Workspace& ws, const JobInfo& A, const JobInfo& B, const 
   std::vector<std::string> notes;
 
   TgsComparison tg = CompareTgs(a, b, opt.warmup_steps);
-  std::string sa = A.triage.value("status", ""), sb = B.triage.value("status", "");
   Json caveats = Json::array();
   for (const JobInfo* j : {&A, &B}) {
     std::string st = j->triage.value("status", "");
@@ -211,8 +210,8 @@ Json ComparePair(const Workspace& ws, const JobInfo& A, const JobInfo& B, const 
     tsdb["reason"] = "no overlapping steady step range to align the TSDBs on";
   } else {
     try {
-      ContentionSide xa{A.job, tg.first_step, tg.last_step, sa == "running" || sa == "hang"};
-      ContentionSide xb{B.job, tg.first_step, tg.last_step, sb == "running" || sb == "hang"};
+      ContentionSide xa{A.job, tg.first_step, tg.last_step, MayBeRunning(A.triage)};
+      ContentionSide xb{B.job, tg.first_step, tg.last_step, MayBeRunning(B.triage)};
       sweep = ContentionSweep(xa, xb, *manager, call);
       tsdb = {{"used", true}, {"windows", sweep.windows}, {"metrics_compared", sweep.metrics.size()}, {"queries", sweep.queries}};
       for (const auto& n : sweep.notes) notes.push_back(n);

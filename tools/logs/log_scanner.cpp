@@ -27,6 +27,8 @@
 #include "base/workspace_files.h"
 #include "tools/common/iso_time.h"
 #include "tools/logs/literal_set.h"
+#include "tools/logs/log_clock.h"
+#include "tools/logs/progress_formats.h"
 #include "tools/logs/log_signatures.h"
 
 namespace mt::tools {
@@ -193,6 +195,14 @@ bool Refined(Refine r, std::string_view c) {
       return IntAfter(c, "exited with code", &code) && code != 0;
     }
     case Refine::kNcclFatal: return !Contains(c, "NCCL_SOCKET_IFNAME");
+    case Refine::kDeadline:
+      return Contains(c, "DEADLINE_EXCEEDED") || Contains(c, "Deadline") || Contains(c, "deadline") ||
+             Contains(c, "timed out") || Contains(c, "Timed out");
+    case Refine::kTaskLaunch: return Contains(c, "Task launch");
+    case Refine::kNotASetting: {
+      static const RE2 setting(R"((?i)heartbeat[ _]timeout(?:[ _]\w+)?\s*[=:]\s*["']?\d)");
+      return !RE2::PartialMatch(c, setting);
+    }
   }
   return true;
 }
@@ -257,9 +267,10 @@ const StepRecord* LogScan::FindStep(int64_t step) const {
 }
 
 struct LogScanner::Impl {
-  explicit Impl(int64_t ref) : reference(ref) {}
+  explicit Impl(int64_t ref) : reference(ref), clock(ref) {}
 
   int64_t reference;
+  LogClock clock;                // the log's own clock (log_clock.h)
   LogScan scan;
   std::unordered_map<int64_t, uint32_t> step_index;
   uint64_t offset = 0;
@@ -306,13 +317,16 @@ struct LogScanner::Impl {
   void LongPiece(const char* data, size_t n);
   void Process(const char* data, size_t n, size_t start, size_t end, int hint);
   void Context(const LogLine& ll, std::string_view content, int64_t t);
-  void Step(const LogLine& ll, std::string_view content, int64_t t);
+  // False when the line is not a step line of the log's progress format.
+  bool Step(const LogLine& ll, std::string_view content, int64_t t);
   LineRef Ref(const LogLine& ll, std::string_view content, int64_t t) const;
   void Record(std::string_view kind, std::string_view cls, const LineRef& ref);
   void Act(const LineSignature& sig, const LogLine& ll, std::string_view content, int64_t t,
            bool benign);
   bool OpenContext() const;
   void Merge(const Impl& b);
+  int64_t Time(const LogLine& ll);
+  void Tail(const char* data, size_t end, bool partial_last);
 };
 
 // Whether the lines after this point could still change what was recorded before it.
@@ -363,8 +377,12 @@ void LogScanner::Impl::Merge(const Impl& b) {
     if (scan.node_exits.size() < 4 * kMaxListed) scan.node_exits.push_back(std::move(ne));
   }
   for (const auto& [t, c] : b.scan.task_exit_codes) scan.task_exit_codes[t] = c;
-  // Steps: the same step may have lines on both sides of the split.
-  for (StepRecord r : b.scan.steps) {
+  // Steps: the same step may have lines on both sides of the split; a part read in another
+  // progress format (a quoted excerpt) does not mix into the series.
+  const bool other_format = !scan.step_format.empty() && !b.scan.step_format.empty() && scan.step_format != b.scan.step_format;
+  if (scan.step_format.empty()) scan.step_format = b.scan.step_format;
+  if (!other_format) scan.step_total = std::max(scan.step_total, b.scan.step_total);
+  for (StepRecord r : other_format ? std::vector<StepRecord>{} : b.scan.steps) {
     r.first_line += L;
     r.last_line += L;
     auto it = step_index.find(r.step);
@@ -476,6 +494,22 @@ void LogScanner::Impl::Merge(const Impl& b) {
     scan.last_time = b.scan.last_time;
     scan.last_line_with_time = b.scan.last_line_with_time + L;
   }
+  for (auto e : b.scan.job_ends) {
+    Shift(&e.ref, L);
+    if (scan.job_ends.size() < kMaxListed) scan.job_ends.push_back(std::move(e));
+  }
+  if (!scan.training_end && b.scan.training_end) scan.training_end = shifted(*b.scan.training_end);
+  if (b.scan.tail_time != kNoTime) {
+    scan.tail_time = b.scan.tail_time;
+    scan.tail_time_line = b.scan.tail_time_line + L;
+  }
+  if (!b.scan.tail.empty()) {
+    scan.tail.clear();
+    for (const auto& r : b.scan.tail) scan.tail.push_back(shifted(r));
+  }
+  if (scan.clock_layout.empty()) scan.clock_layout = b.scan.clock_layout;
+  scan.clock_year_inferred |= b.scan.clock_year_inferred;
+  scan.clock_anchored |= b.scan.clock_anchored;
   summary_lines = b.summary_lines;
   in_stage_table = b.in_stage_table;
   in_long_line = b.in_long_line;
@@ -555,9 +589,99 @@ size_t LogScanner::Impl::Feed(const char* data, size_t n, bool at_eof) {
     Process(data, n, start, end, hit.id);
     cur = le ? end + 1 : n;
   }
+  if (cur > 0) Tail(data, cur, at_eof && data[cur - 1] != '\n');
   offset += cur;
   scan.bytes += cur;
   return cur;
+}
+
+int64_t LogScanner::Impl::Time(const LogLine& ll) {
+  std::optional<Stamp> st;
+  if (ll.has_time) {
+    Stamp s;
+    s.year = ll.year;
+    s.month = ll.month;
+    s.day = ll.day;
+    s.hour = ll.hour;
+    s.minute = ll.minute;
+    s.second = ll.second;
+    s.utc_offset = ll.utc_offset;
+    s.layout = ll.year ? "iso" : "absl";
+    st = s;
+  } else {
+    st = FindStamp(ll.content);
+  }
+  if (!st) return kNoTime;
+  int64_t t = clock.Resolve(*st);
+  if (t == INT64_MIN) return kNoTime;
+  if (scan.clock_layout.empty()) scan.clock_layout = st->layout;
+  scan.clock_year_inferred = clock.year_inferred();
+  scan.clock_anchored = clock.anchored();
+  return t;
+}
+
+// The last lines of what was consumed so far: the last time-stamped line (liveness reads
+// the log's own clock, and the last line often is no candidate line) and the last few
+// non-empty lines (an exception that ends the log). Looks back at most kTailBytes.
+void LogScanner::Impl::Tail(const char* data, size_t end, bool partial_last) {
+  constexpr size_t kTailBytes = 64 * 1024;
+  constexpr size_t kTailLines = 12;
+  const size_t floor = end > kTailBytes ? end - kTailBytes : 0;
+  std::vector<LineRef> found;
+  bool stamp_found = false;
+  uint64_t line = line_no;              // number of the line that ends at `e`
+  size_t e = partial_last ? end : end - 1;   // position of its '\n' (or the end)
+  LogClock probe = clock;
+  while (e > floor && (found.size() < kTailLines || !stamp_found)) {
+    const void* nl = memrchr(data + floor, '\n', e - floor);
+    size_t b = nl ? static_cast<size_t>(static_cast<const char*>(nl) - data) + 1 : floor;
+    if (!nl && floor > 0) break;          // the line starts before the window
+    std::string_view raw(data + b, std::min<size_t>(e - b, kMaxLineExamined));
+    LogLine ll = SplitLogLine(raw);
+    std::string_view c = Trim(ll.content);
+    if (!c.empty() && found.size() < kTailLines) {
+      LineRef r;
+      r.line = line;
+      r.rank = ll.rank;
+      r.text = HasAnsi(c) ? StripAnsi(c.substr(0, kMaxEvidenceText)) : std::string(c.substr(0, kMaxEvidenceText));
+      found.push_back(std::move(r));
+    }
+    if (!stamp_found) {
+      std::optional<Stamp> st;
+      if (ll.has_time) {
+        Stamp s;
+        s.year = ll.year, s.month = ll.month, s.day = ll.day, s.hour = ll.hour, s.minute = ll.minute,
+        s.second = ll.second, s.utc_offset = ll.utc_offset;
+        st = s;
+      } else {
+        st = FindStamp(ll.content);
+      }
+      if (st) {
+        int64_t t = probe.Resolve(*st);
+        if (t != INT64_MIN) {
+          stamp_found = true;
+          scan.tail_time = t;
+          scan.tail_time_line = line;
+          if (!found.empty() && found.back().line == line) found.back().time = t;
+        }
+      }
+    }
+    if (b == 0 || !nl) break;
+    e = b - 1;
+    --line;
+  }
+  if (found.empty()) return;
+  std::reverse(found.begin(), found.end());
+  if (found.size() < kTailLines) {        // keep older lines from earlier blocks in front
+    std::vector<LineRef> keep;
+    for (const auto& r : scan.tail)
+      if (r.line < found.front().line) keep.push_back(r);
+    size_t room = kTailLines - found.size();
+    if (keep.size() > room) keep.erase(keep.begin(), keep.end() - static_cast<long>(room));
+    keep.insert(keep.end(), found.begin(), found.end());
+    found.swap(keep);
+  }
+  scan.tail = std::move(found);
 }
 
 void LogScanner::Impl::LongPiece(const char* data, size_t n) {
@@ -583,7 +707,7 @@ void LogScanner::Impl::Process(const char* data, size_t n, size_t start, size_t 
     ansi_free = StripAnsi(content);
     content = ansi_free;
   }
-  int64_t t = LineTime(ll, reference);
+  int64_t t = Time(ll);
   if (t != kNoTime) {
     if (scan.first_time == kNoTime || t < scan.first_time) scan.first_time = t;
     if (scan.last_time == kNoTime || t >= scan.last_time) {
@@ -595,8 +719,9 @@ void LogScanner::Impl::Process(const char* data, size_t n, size_t start, size_t 
 
   const auto& table = LineSignatures();
   const LineAction hint_action = hint >= 0 ? table[static_cast<size_t>(hint)].action : LineAction::kSignature;
-  if (hint >= 0 && hint_action == LineAction::kStep) {
-    Step(ll, content, t);
+  // A step line is nothing else; a line that only contains a progress literal ("step" in
+  // a traceback, "at step N" in a checkpoint message) goes on to the full look below.
+  if (hint >= 0 && hint_action == LineAction::kStep && Step(ll, content, t)) {
     if (!pending_tb.empty()) Context(ll, content, t);
     return;
   }
@@ -623,7 +748,7 @@ void LogScanner::Impl::Process(const char* data, size_t n, size_t start, size_t 
       const LineSignature& sig = table[static_cast<size_t>(id)];
       if (sig.action == LineAction::kBenign) continue;
       if (sig.action == LineAction::kSignature || sig.action == LineAction::kHeartbeat ||
-          sig.action == LineAction::kTraceback) {
+          sig.action == LineAction::kTraceback || sig.action == LineAction::kStep) {
         bool dup = false;
         for (size_t i = 0; i < ndone; ++i) dup |= done_kinds[i] == sig.kind;
         if (dup) continue;
@@ -635,9 +760,24 @@ void LogScanner::Impl::Process(const char* data, size_t n, size_t start, size_t 
   Context(ll, content, t);
 }
 
-void LogScanner::Impl::Step(const LogLine& ll, std::string_view content, int64_t t) {
+bool LogScanner::Impl::Step(const LogLine& ll, std::string_view content, int64_t t) {
   StepLine s;
-  if (!ParseStepLine(content, &s)) return;
+  std::string_view format = "maxtext";
+  if (!ParseStepLine(content, &s)) {
+    ProgressFields p;
+    int f = -1;
+    if (!ParseProgressLine(content, &p, &f)) return false;
+    format = ProgressFormats()[static_cast<size_t>(f)].name;
+    s.step = p.step;
+    s.seconds = p.seconds;
+    s.tflops = p.tflops;
+    s.mfu = p.mfu;
+    s.tgs = p.tgs;
+    s.loss = p.loss;
+    if (p.total > 0) scan.step_total = std::max(scan.step_total, p.total);
+  }
+  if (scan.step_format.empty()) scan.step_format = format;
+  else if (scan.step_format != format) return false;   // one log, one step series
   ++scan.step_lines;
   max_step = std::max(max_step, s.step);
   StepRecord* rec = nullptr;
@@ -687,6 +827,7 @@ void LogScanner::Impl::Step(const LogLine& ll, std::string_view content, int64_t
     ++r.step_lines;
     if (s.seconds > 0) r.seconds_sum += s.seconds;
   }
+  return true;
 }
 
 void LogScanner::Impl::Act(const LineSignature& sig, const LogLine& ll, std::string_view c,
@@ -694,7 +835,7 @@ void LogScanner::Impl::Act(const LineSignature& sig, const LogLine& ll, std::str
   static const RE2 kStageRe(R"(== (Preflight|Docker pull|ECC check|Training) (BEGIN|END|TIMEOUT|FAILED) \(([^)]*)\))");
   static const RE2 kNodeExitRe(R"(NODE_EXIT host=(\S+) exit=(-?\d+))");
   static const RE2 kCancelRe(R"(CANCELLED AT (\S+)(?: DUE TO ([A-Z][A-Z ]*[A-Z]))?)");
-  static const RE2 kSrunExitRe(R"(task (\d+): Exited with exit code (\d+))");
+  static const RE2 kSrunExitRe(R"(tasks? (\d+)(?:-\d+)?: Exited with exit code (\d+))");
   static const RE2 kConfigRe(R"(Config param ([A-Za-z0-9_.\-]+):\s*(.*))");
   static const RE2 kTimeoutRe(R"((?i)heartbeat_timeout(?:_seconds)?["']?\s*[=:]\s*["']?(\d+))");
   switch (sig.action) {
@@ -863,7 +1004,7 @@ void LogScanner::Impl::Act(const LineSignature& sig, const LogLine& ll, std::str
       if (auto ts = ParseIso8601(when)) e.time = *ts;
       if (scan.slurm_ends.size() < kMaxListed) scan.slurm_ends.push_back(e);
       const char* cls = reason == "TIME LIMIT" ? "time_limit"
-                        : reason == "PREEMPTION" ? "preempted"
+                        : reason == "PREEMPTION" || reason == "JOB REQUEUE" ? "preempted"
                         : reason == "NODE FAILURE" ? "node_fail"
                                                    : "cancelled";
       Record(std::string("slurm_") + cls, cls, e.ref);
@@ -898,6 +1039,18 @@ void LogScanner::Impl::Act(const LineSignature& sig, const LogLine& ll, std::str
       if (pending_tb.size() < 16) pending_tb.push_back({seq, ll.rank, kTracebackBudget});
       break;
     }
+    case LineAction::kJobEnd: {
+      static const RE2 kExitRe(R"((?i)(?:exit[ _]?code|exit status|\brc)\s*[=:]?\s*\(?\s*(-?\d+))");
+      JobEnd e;
+      e.ref = Ref(ll, c, t);
+      int code;
+      if (RE2::PartialMatch(c, kExitRe, &code)) e.exit_code = code;
+      if (scan.job_ends.size() < kMaxListed) scan.job_ends.push_back(std::move(e));
+      break;
+    }
+    case LineAction::kTrainingEnd:
+      if (!scan.training_end) scan.training_end = Ref(ll, c, t);
+      break;
     case LineAction::kSignature:
       if (benign || !Refined(sig.refine, c)) break;
       Record(sig.kind, sig.cls, Ref(ll, c, t));

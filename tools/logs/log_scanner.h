@@ -114,6 +114,12 @@ struct SlurmEnd {
   int64_t time = kNoTime;     // CANCELLED AT <time>
 };
 
+// A launcher's own end line ("Job end: … (exit code 1)", "XPK End: …", "EXIT_CODE=0").
+struct JobEnd {
+  LineRef ref;
+  std::optional<int> exit_code;
+};
+
 struct InitWave {             // a burst of RCCL communicator initialisations
   uint64_t first_line = 0, last_line = 0;
   uint64_t lines = 0;
@@ -136,6 +142,8 @@ struct LogScan {
   std::map<int, int> task_exit_codes;               // srun: task N: Exited with exit code C
   std::vector<StepRecord> steps;                    // sorted by step after Finish()
   uint64_t step_lines = 0;
+  std::string step_format;                          // "maxtext" or a progress_formats.h name
+  int64_t step_total = -1;                          // the run's step count when step lines state it
   std::map<int, RankRecord> ranks;
   std::map<std::string, SignatureHits> signatures;  // by kind
   std::vector<HeartbeatReport> heartbeats;
@@ -143,6 +151,8 @@ struct LogScan {
   std::vector<TracebackRecord> tracebacks;
   uint64_t tracebacks_total = 0;
   std::vector<SlurmEnd> slurm_ends;
+  std::vector<JobEnd> job_ends;
+  std::optional<LineRef> training_end;              // "Training finished", "Training completed"
   std::vector<InitWave> init_waves;
   std::optional<LineRef> memstats;                  // first "Memstats:" line
   std::vector<std::string> memstats_lines;          // its "Using (GB)" lines
@@ -155,6 +165,14 @@ struct LogScan {
   uint64_t benign_lines = 0;                        // candidate lines recognised as harmless
   int64_t first_time = kNoTime, last_time = kNoTime;   // over time-stamped candidate lines
   uint64_t last_line_with_time = 0;
+  // The log's own clock (log_clock.h): the last time-stamped line of the whole log, the
+  // layout of its stamps and whether a year had to be inferred.
+  int64_t tail_time = kNoTime;
+  uint64_t tail_time_line = 0;
+  std::string clock_layout;                         // "" when no line had a stamp
+  bool clock_year_inferred = false;
+  bool clock_anchored = false;                      // some stamp carried its full date
+  std::vector<LineRef> tail;                        // the last non-empty lines (up to 12)
 
   const StepRecord* FindStep(int64_t step) const;
 };

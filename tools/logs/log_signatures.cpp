@@ -8,6 +8,10 @@ const std::vector<LineSignature>& LineSignatures() {
   static const std::vector<LineSignature> table = {
       // Progress and structure.
       {"completed step:", A::kStep, "step", ""},
+      // Other frameworks' progress lines (progress_formats.h): a prefilter per family.
+      {"tep", A::kStep, "step", ""},
+      {"elapsed time per iteration", A::kStep, "step", ""},
+      {"Progress on:", A::kStep, "step", ""},
       {"NODE_EXIT host=", A::kNodeExit, "node_exit", ""},
       {" JOB SUMMARY ", A::kSummary, "job_summary", ""},
       {"== Preflight ", A::kStage, "stage", ""},
@@ -26,6 +30,20 @@ const std::vector<LineSignature>& LineSignatures() {
       {"Terminating process because the JAX distributed service", A::kOwnDeath, "own_death", ""},
       {"heartbeat_timeout", A::kHeartbeatTimeout, "heartbeat_timeout_setting", ""},
       {"HEARTBEAT_TIMEOUT", A::kHeartbeatTimeout, "heartbeat_timeout_setting", ""},
+      // Liveness monitors of other frameworks: a peer declared dead or missing (Ray's
+      // failure detector, TensorFlow's HeartbeatManager, JAX barriers and task
+      // registration, sample-factory's component heartbeats).
+      {"missed too many heartbeats", A::kSignature, "peer_marked_dead", "heartbeat"},
+      {"lame workers found", A::kSignature, "lame_workers", "heartbeat"},
+      {"lack of heartbeats", A::kSignature, "no_heartbeat", "heartbeat"},
+      {"No heartbeat for components", A::kSignature, "no_heartbeat", "heartbeat"},
+      {"eartbeat timeout", A::kSignature, "heartbeat_lost", "heartbeat", R::kNotASetting},
+      {"eartbeat timed out", A::kSignature, "heartbeat_lost", "heartbeat"},
+      {"Barrier timed out", A::kSignature, "barrier_timeout", "heartbeat"},
+      {"RegisterTask", A::kSignature, "task_registration", "heartbeat", R::kDeadline},
+      // …and the accused node saying it was alive when it was declared dead.
+      {"mistakenly been marked as dead", A::kSignature, "accused_alive", "heartbeat_false_positive"},
+      {"marked as dead", A::kSignature, "accused_alive", "heartbeat_false_positive"},
       {"DEADLINE_EXCEEDED: GetKeyValue", A::kSignature, "coordination_timeout", "coordination_timeout"},
       {"Coordination timeout", A::kSignature, "coordination_timeout", "coordination_timeout"},
       // RCCL/NCCL.
@@ -44,11 +62,16 @@ const std::vector<LineSignature>& LineSignatures() {
       {"Watchdog caught collective operation timeout", A::kSignature, "nccl_watchdog_timeout", "nccl_error"},
       {"NCCL communicator was aborted", A::kSignature, "nccl_abort", "nccl_error"},
       {"NCCL FATAL ", A::kSignature, "nccl_fatal", "nccl_error", R::kNcclFatal},
+      {"NCCL operation nccl", A::kSignature, "nccl_op_failed", "nccl_error"},
+      {"NCCL WARN NET/", A::kSignature, "nccl_net_error", "nccl_error"},
+      {"NCCL WARN Net : ", A::kSignature, "nccl_net_error", "nccl_error"},   // NCCL's socket layer (misc/socket.cc)
+      {"gloo/transport", A::kSignature, "gloo_transport", "nccl_error"},
       {"Failed to auto-detect NCCL_SOCKET_IFNAME", A::kSignature, "nccl_socket_ifname", "nccl_nic_fail"},
       // Device memory.
       {"RESOURCE_EXHAUSTED", A::kSignature, "resource_exhausted", "oom"},
       {"Out of memory while trying to allocate", A::kSignature, "resource_exhausted", "oom"},
       {"OUT_OF_MEMORY", A::kSignature, "out_of_memory", "oom"},
+      {"Resource exhausted:", A::kSignature, "resource_exhausted", "oom"},
       {"ResourceExhausted", A::kSignature, "resource_exhausted", "oom"},
       {"CUDA out of memory", A::kSignature, "cuda_oom", "oom"},
       {"OutOfMemoryError", A::kSignature, "cuda_oom", "oom"},
@@ -62,6 +85,9 @@ const std::vector<LineSignature>& LineSignatures() {
       {"invoked oom-killer", A::kSignature, "oom_kill", "host_oom"},
       {"Out of memory: Kill", A::kSignature, "kernel_oom_kill", "host_oom"},
       {"out of memory: Killed process", A::kSignature, "kernel_oom_kill", "host_oom"},
+      {"exceeded memory limit", A::kSignature, "memory_limit", "host_oom"},
+      {"xceeded job memory limit", A::kSignature, "memory_limit", "host_oom"},
+      {"xceeded step memory limit", A::kSignature, "memory_limit", "host_oom"},
       // bash's job-status line for a SIGKILLed child ("line 3: 4242 Killed   python3 …");
       // srun's own "task N: Killed" / "Out Of Memory" arrive through "srun: error: ".
       {" Killed      ", A::kSignature, "killed", "host_oom", R::kKilledLine},
@@ -75,7 +101,8 @@ const std::vector<LineSignature>& LineSignatures() {
       {"illegal memory access", A::kSignature, "illegal_memory_access", "gpu_hw_error"},
       {"HIP error: ", A::kSignature, "hip_error", "gpu_hw_error", R::kNotOom},
       {"NVRM: Xid (PCI", A::kSignature, "nvidia_xid", "gpu_hw_error"},
-      {"GPU has fallen off the bus", A::kSignature, "gpu_off_bus", "gpu_hw_error"},
+      {"fallen off the bus", A::kSignature, "gpu_off_bus", "gpu_hw_error"},
+      {"Unable to determine the device handle for GPU", A::kSignature, "gpu_lost", "gpu_hw_error"},
       // NIC / RDMA.
       {"ionic_comp_msn", A::kSignature, "ionic_cqe_error", "nic_error"},
       {"cqe with error", A::kSignature, "ionic_cqe_error", "nic_error"},
@@ -92,6 +119,32 @@ const std::vector<LineSignature>& LineSignatures() {
       {"broadcast_one_replica_to_all", A::kSingleReplica, "single_replica_restore", ""},
       // Python.
       {"Traceback (most recent call last)", A::kTraceback, "traceback", "python_exception"},
+      {"ChildFailedError", A::kSignature, "elastic_child_failed", "python_exception"},
+      {"Error executing job with overrides", A::kSignature, "hydra_error", "python_exception"},
+      // Termination from outside: a signal the launcher received (SIGHUP from a closed
+      // terminal, Ctrl-C, SIGTERM) or a KeyboardInterrupt.
+      {"death signal, shutting down workers", A::kSignature, "death_signal", "cancelled"},
+      {"got signal: ", A::kSignature, "signal_received", "cancelled"},
+      {"KeyboardInterrupt", A::kSignature, "keyboard_interrupt", "cancelled"},
+      // Preemption and spot reclaims, whoever reports them (Slurm, submitit, clouds, Ray).
+      {"is preempted", A::kSignature, "preempted", "preempted"},
+      {"was preempted", A::kSignature, "preempted", "preempted"},
+      {"been preempted", A::kSignature, "preempted", "preempted"},
+      {"termination is imminent", A::kSignature, "spot_termination", "preempted"},
+      {"interruption notice", A::kSignature, "spot_termination", "preempted"},
+      // A node lost under the job.
+      {"Node failure on", A::kSignature, "node_failure", "node_fail"},
+      {"node has died", A::kSignature, "node_died", "node_fail"},
+      {"failed on node", A::kSignature, "task_launch_failed", "node_fail", R::kTaskLaunch},
+      // How a launcher says the job ended ("Job end: … (exit code 0)", XPK, EXIT_CODE=).
+      {"Job end", A::kJobEnd, "job_end", ""},
+      {"Job finished", A::kJobEnd, "job_end", ""},
+      {"XPK End", A::kJobEnd, "job_end", ""},
+      {"EXIT_CODE=", A::kJobEnd, "job_end", ""},
+      // The training loop's own end.
+      {"Training finished", A::kTrainingEnd, "training_end", ""},
+      {"Training completed", A::kTrainingEnd, "training_end", ""},
+      {"`Trainer.fit` stopped", A::kTrainingEnd, "training_end", ""},
       // Ray actor.
       {"MaxTextTrainerActor", A::kRay, "ray", ""},
       {"Training subprocess killed by", A::kSignature, "subprocess_signal", "signal_kill"},

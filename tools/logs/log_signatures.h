@@ -32,6 +32,8 @@ enum class LineAction {
   kSlurmCancel,        // *** JOB … CANCELLED AT … [DUE TO …] ***
   kSrunExit,           // srun: error: host: task N: Exited with exit code C
   kTraceback,          // Traceback (most recent call last):
+  kJobEnd,             // a launcher's end line: Job end: … (exit code N), XPK End, EXIT_CODE=N
+  kTrainingEnd,        // the training loop says it finished (then teardown follows)
   kSignature,          // a failure signature: records `kind`, proves `cls`
   kBenign,             // a known-harmless line (§3.7): never a failure, whatever else it says
 };
@@ -46,6 +48,9 @@ enum class Refine {
   kXlaFlag,            // Unknown flag … --xla
   kNonZeroSubprocess,  // Training subprocess exited with code != 0
   kNcclFatal,          // NCCL FATAL other than the socket-interface detection
+  kDeadline,           // a deadline or timeout is what failed (DEADLINE_EXCEEDED, timed out)
+  kTaskLaunch,         // Slurm: Task launch for … failed on node …
+  kNotASetting,        // an event, not a configuration print ("heartbeat timeout: 100")
 };
 
 struct LineSignature {

@@ -1,6 +1,9 @@
 #include "tools/logs/triage.h"
 
+#include <re2/re2.h>
+
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -13,6 +16,8 @@
 #include "tools/logs/tgs_phases.h"
 #include "tools/logs/triage_heartbeat.h"
 #include "tools/logs/triage_progress.h"
+#include "tools/logs/triage_lifecycle.h"
+#include "tools/logs/triage_root_cause.h"
 
 namespace mt::tools {
 namespace {
@@ -23,36 +28,10 @@ constexpr size_t kNextStepsBrief = 4;
 constexpr size_t kMaxExtraLogs = 64;
 constexpr int kStepsAfterNonTerminal = 3;
 
-// Root cause first: the earlier a class in this list, the more it explains the others
-// (an OOM explains the NCCL timeouts and the cancel that follow it).
-const std::vector<std::string>& Priority() {
-  static const std::vector<std::string> order = {
-      "prolog_kill", "model_not_found", "patch_branch_fail", "container_pull_fail",
-      "container_load_fail", "no_gpu", "port_fail", "nccl_nic_fail", "stage_timeout",
-      "xla_compile_fail", "oom", "host_oom", "gpu_hw_error", "nic_error",
-      "checkpoint_fs_error", "nccl_error", "coordination_timeout",
-      "heartbeat_false_positive", "heartbeat", "signal_kill", "actor_fail",
-      "subprocess_fail", "python_exception", "hang", "node_fail", "preempted", "time_limit",
-      "stage_fail", "cancelled"};
-  return order;
-}
-
 // Classes that never end a job by themselves.
 bool NonFatal(const std::string& cls) {
   return cls == "ray_start_fail" || cls == "dmabuf_guard" || cls == "tgs_degradation";
 }
-
-struct Ev {
-  std::string file;
-  LineRef ref;
-  std::string signature;
-};
-
-struct Candidate {
-  std::vector<Ev> evidence;   // earliest first
-  uint64_t count = 0;
-  bool terminal = false;
-};
 
 struct FileScanView {
   std::string display;
@@ -90,6 +69,42 @@ int StepsAfter(const LogScan& s, uint64_t line) {
   for (auto it = s.steps.rbegin(); it != s.steps.rend() && n < kStepsAfterNonTerminal; ++it)
     if (it->first_line > line) ++n;
   return n;
+}
+
+std::optional<int64_t> StepSetting(const LogScan& s, const std::string& key) {
+  auto v = JobSetting(s, key);
+  if (!v) return std::nullopt;
+  int64_t n = 0;
+  auto r = std::from_chars(v->data(), v->data() + v->size(), n);
+  if (r.ec != std::errc() || r.ptr != v->data() + v->size()) return std::nullopt;
+  return n;
+}
+
+// The end of a traceback whose header was cut off or never printed: "ValueError: …",
+// "ModuleNotFoundError: No module …" among the log's last lines, after an optional
+// "[rank3]: " prefix; or any exception name ("StopIteration", "SystemError: …") right after
+// the traceback's `File "…", line N` frames.
+std::optional<LineRef> TailException(const LogScan& s) {
+  static const RE2 named(R"(^(?:\[[^\]]{1,40}\]:?\s*)?[A-Za-z_][\w.]*(?:Error|Exception)(?::\s|:?$))");
+  static const RE2 after_frames(R"(^(?:\[[^\]]{1,40}\]:?\s*)?[A-Z][\w.]*(?::\s|$))");
+  static const RE2 frame(R"(^(?:\[[^\]]{1,40}\]:?\s*)?File "[^"]+", line \d+)");
+  for (auto it = s.tail.rbegin(); it != s.tail.rend(); ++it) {
+    if (RE2::PartialMatch(it->text, named)) return *it;
+    if (RE2::PartialMatch(it->text, after_frames))
+      for (auto f = std::next(it); f != s.tail.rend() && f - it <= 4; ++f)
+        if (RE2::PartialMatch(f->text, frame)) return *it;
+  }
+  return std::nullopt;
+}
+
+// The shell's report that the job's process got SIGKILL ("Killed", or "bash: line 3: 4242
+// Killed  python …") as the log's last line, with nothing else in the log naming a cause.
+std::optional<LineRef> TailSigkill(const LogScan& s) {
+  static const RE2 killed(R"(^(?:.*\d+\s+)?Killed(?:\s+.*)?$)");
+  if (s.tail.empty()) return std::nullopt;
+  const LineRef& last = s.tail.back();
+  if (RE2::FullMatch(last.text, killed)) return last;
+  return std::nullopt;
 }
 
 std::string ShortTime(double seconds) {
@@ -245,7 +260,7 @@ std::optional<TgsAnalysis> CachedTgs(const std::shared_ptr<const CachedScan>& da
 
 const std::vector<std::string>& TriageClasses() {
   static const std::vector<std::string> all = [] {
-    std::vector<std::string> v = Priority();
+    std::vector<std::string> v = ClassPriority();
     for (const char* c : {"completed", "running", "unknown", "tgs_degradation", "ray_start_fail", "dmabuf_guard"})
       v.emplace_back(c);
     return v;
@@ -340,17 +355,59 @@ Json TriageJob(const JobFiles& job, const TriageOptions& opt, ScanCache& cache, 
   }
   for (const auto& ev : node_exit_ev) add_cand("node_fail", ev);
 
+  // A traceback whose lines carry another class's evidence (an NCCL error, a deadline, a
+  // KeyboardInterrupt) is that class's report, not a separate Python failure.
+  if (auto it = cands.find("python_exception"); it != cands.end()) {
+    size_t explained = 0, total = 0;
+    for (const FileScanView* v : views)
+      for (const auto& tb : v->scan().tracebacks) {
+        ++total;
+        const uint64_t lo = tb.start.line, hi = tb.exception.line ? tb.exception.line : tb.start.line + 200;
+        bool other = false;
+        for (const auto& [cls, c] : cands) {
+          if (cls == "python_exception" || NonFatal(cls)) continue;
+          for (const auto& e : c.evidence)
+            if (e.file == v->display && e.ref.line >= lo && e.ref.line <= hi) other = true;
+        }
+        explained += other;
+      }
+    if (total > 0 && explained == total) cands.erase(it);
+  }
+  // No traceback header (cut off, or a launcher that prints only the exception): a top-level
+  // "SomeError: message" among the log's last lines, when nothing else ended the job.
+  {
+    bool terminal_present = false;
+    for (const auto& [cls, c] : cands) terminal_present |= c.terminal && !NonFatal(cls);
+    if (!terminal_present && !sum.present) {
+      if (auto ex = TailException(ps)) add_cand("python_exception", {primary.display, *ex, "tail_exception"});
+      else if (auto k = TailSigkill(ps)) add_cand("host_oom", {primary.display, *k, "sigkill"});
+    }
+  }
+
   // Progress and the hang rule. The job ended when the log says so: summary, Slurm
   // cancellation, or a terminal error after which nothing progressed.
-  int64_t end_time = kNoTime;
-  if (sum.present) end_time = mtime;
-  for (const auto& e : ps.slurm_ends) end_time = e.time != kNoTime ? e.time : mtime;
+  // Liveness is read on the log's own clock; the mtime only when it is not after `now`.
+  LivenessClock clock = ChooseClock(ps, mtime, opt.now);
+  if (steps_view != &primary) {
+    LivenessClock c2 = ChooseClock(ss, steps_view->handle.data->mtime_ns / 1000000000, opt.now);
+    if (c2.last_activity != kNoTime && (clock.last_activity == kNoTime || c2.last_activity > clock.last_activity)) clock = c2;
+  }
+  std::optional<int64_t> total_steps = StepSetting(ss, "steps");
+  if (!total_steps && ss.step_total > 0) total_steps = ss.step_total;
+  const bool finished_all = total_steps && !ss.steps.empty() && ss.steps.back().step >= *total_steps - 1;
+  const Lifecycle life = ReadLifecycle(ps, finished_all);
   bool fatal_present = false;
   for (const auto& [cls, c] : cands)
     if (c.terminal && !NonFatal(cls) && cls != "cancelled" && cls != "node_fail") fatal_present = true;
-  if (end_time == kNoTime && fatal_present) end_time = first_terminal_time != kNoTime ? first_terminal_time : mtime;
-  const int64_t steps_mtime = steps_view == &primary ? mtime : steps_view->handle.data->mtime_ns / 1000000000;
-  Progress prog = ComputeProgress(ss, steps_mtime, opt.now, end_time);
+  // When the job ended: the end evidence's own time, else the log's last activity (the end
+  // line is among the last lines). Silence after the end is expected, not a hang.
+  int64_t end_time = kNoTime;
+  if (life.ended) end_time = life.end_time != kNoTime ? life.end_time : clock.last_activity;
+  for (const auto& e : ps.slurm_ends)
+    if (e.time != kNoTime) end_time = e.time;
+  if (end_time == kNoTime && fatal_present) end_time = first_terminal_time != kNoTime ? first_terminal_time : clock.last_activity;
+  if (end_time == kNoTime && life.training_finished) end_time = clock.last_activity;
+  Progress prog = ComputeProgress(ss, clock, opt.now, end_time);
 
   // Heartbeat: false positive or not, and the hang-then-heartbeat cascade.
   auto hb = AnalyzeHeartbeat(ps, opt.heartbeat_timeout_seconds);
@@ -404,8 +461,8 @@ Json TriageJob(const JobFiles& job, const TriageOptions& opt, ScanCache& cache, 
   if (stage == "Training") phase = !ss.steps.empty() ? "steps" : ps.memstats ? "compile" : "init";
 
   // Status and soft success.
-  bool finished_all = prog.total_steps && prog.last_step && *prog.last_step >= *prog.total_steps - 1;
   std::string status;
+  std::string undecided;   // why the status is unknown and what would decide it
   bool soft_success = false;
   if (sum.present) {
     if (sum.status == "SUCCESS") status = "completed";
@@ -414,16 +471,34 @@ Json TriageJob(const JobFiles& job, const TriageOptions& opt, ScanCache& cache, 
       soft_success = true;
     } else if (summary_cancel) status = "cancelled";
     else status = "failed";
+  } else if (life.end_source == "launcher_end_line") {
+    // The launcher's own end line: its exit code decides; without one, the evidence does.
+    // Exit 0 is not proof: a wrapper's code is often its own (`…; echo "exit code $?"` after
+    // a pipe, a runner that stops on an error and exits cleanly). Fatal evidence after which
+    // the training neither progressed nor finished outweighs it.
+    const bool ok = life.exit_code ? *life.exit_code == 0 && (life.training_finished || !fatal_present)
+                                   : (life.training_finished || !fatal_present);
+    status = ok || finished_all ? "completed" : "failed";
+    soft_success = !ok && finished_all;
   } else if (!ps.slurm_ends.empty()) {
     status = finished_all ? "completed" : ps.slurm_ends.back().reason == "NODE FAILURE" ? "failed" : "cancelled";
     soft_success = finished_all;
   } else if (ps.lines == 0) {
     status = "unknown";
   } else if (fatal_present) {
-    status = finished_all ? "completed" : "failed";
-    soft_success = finished_all;
+    status = life.training_finished ? "completed" : "failed";
+    soft_success = life.training_finished;
+  } else if (life.training_finished) {
+    status = "completed";
+  } else if (life.end_source == "srun_task_exit") {
+    status = "failed";
   } else if (prog.stalled) {
-    status = finished_all ? "completed" : "hang";
+    status = "hang";
+  } else if (clock.source == "none") {
+    status = "unknown";
+    undecided = "the log has no time stamps and its mtime is after `now`, so silence cannot be measured: "
+                "running and hung look the same. Pass the time the log was copied as `now`, or read the live "
+                "log (its mtime) or the job's TSDB (last step time) to decide";
   } else {
     status = "running";
   }
@@ -451,18 +526,26 @@ Json TriageJob(const JobFiles& job, const TriageOptions& opt, ScanCache& cache, 
 
   // Primary class.
   std::string cls;
+  std::string root_cause_rule;
   if (status == "completed") {
     cls = "completed";
+    root_cause_rule = life.ended ? "the job ended successfully (" + life.end_source + ")"
+                                 : "the training loop reached its end";
   } else {
-    for (const auto& name : Priority()) {
-      auto it = cands.find(name);
-      if (it == cands.end() || !it->second.terminal) continue;
-      if ((name == "heartbeat" || name == "heartbeat_false_positive") && hang_before_heartbeat) continue;
-      if (name == "hang" && status == "running") continue;
-      cls = name;
-      break;
+    std::vector<std::string> skip;
+    if (hang_before_heartbeat) skip = {"heartbeat", "heartbeat_false_positive"};
+    if (status == "running") skip.push_back("hang");
+    RootCause rc = PickRootCause(cands, primary.display, skip);
+    cls = rc.cls;
+    root_cause_rule = rc.rule;
+    if (cls.empty()) {
+      cls = status == "running" ? "running" : status == "hang" ? "hang" : status == "cancelled" ? "cancelled" : "unknown";
+      root_cause_rule = "no fatal evidence in the log: the class is the job's status";
+      if (cls == "unknown" && undecided.empty())
+        undecided = status == "failed" ? "the job ended with a failure but the log names no cause: read the rank logs "
+                                         "(read_log) or the job's TSDB around its end"
+                                       : "the log holds no evidence of how the job went";
     }
-    if (cls.empty()) cls = status == "running" ? "running" : status == "hang" ? "hang" : status == "cancelled" ? "cancelled" : "unknown";
     if (cls == "running" && status != "running") status = "running";
   }
   // TGS.
@@ -512,6 +595,7 @@ Json TriageJob(const JobFiles& job, const TriageOptions& opt, ScanCache& cache, 
   std::optional<int> exit_code;
   if (sum.present && sum.exit_code) exit_code = sum.exit_code;
   else if (stage_end && stage_end->exit_code) exit_code = stage_end->exit_code;
+  else if (life.exit_code) exit_code = life.exit_code;
   else
     for (const auto& ne : ps.node_exits)
       if (!exit_code || (*exit_code == 143 && ne.exit_code != 143)) exit_code = ne.exit_code;
@@ -548,6 +632,10 @@ Json TriageJob(const JobFiles& job, const TriageOptions& opt, ScanCache& cache, 
   out["secondary"] = secondary;
   out["status"] = status;
   out["soft_success"] = soft_success;
+  out["root_cause_rule"] = root_cause_rule;
+  out["undecided"] = undecided.empty() ? Json(nullptr) : Json(undecided);
+  out["lifecycle"] = LifecycleJson(life);
+  out["clock"] = ClockJson(clock);
   out["stage"] = stage.empty() ? Json(nullptr) : Json(stage);
   out["training_phase"] = phase.empty() ? Json(nullptr) : Json(phase);
   out["exit_code"] = OptOrNull(exit_code);
@@ -671,6 +759,13 @@ Json TriageJob(const JobFiles& job, const TriageOptions& opt, ScanCache& cache, 
                              : Json(nullptr);
   out["headline"] = TriageHeadline(out);
   return out;
+}
+
+bool MayBeRunning(const Json& t) {
+  if (!t.is_object()) return false;
+  const std::string status = t.value("status", "");
+  if (status == "running" || status == "hang") return true;
+  return status == "unknown" && t.contains("lifecycle") && !t["lifecycle"].value("ended", false);
 }
 
 std::string TriageHeadline(const Json& t) {

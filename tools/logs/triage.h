@@ -31,6 +31,10 @@ Json TriageJob(const JobFiles& job, const TriageOptions& options, ScanCache& cac
 // One short human line for the text content ("7877: hang — no completed step for …").
 std::string TriageHeadline(const Json& triage);
 
+// Whether a triage answer leaves the job possibly still running: running or hung, or of
+// unknown status (no usable clock) with no end in the log. A live TSDB may be tried then.
+bool MayBeRunning(const Json& triage);
+
 // triage_log's arguments (job already resolved; `now`, `detail`, heartbeat_timeout_seconds)
 // → its structuredContent, for the MCP tool, the CLI and the tools that triage first
 // (perf_analysis, compare_jobs, query_tsdb). Throws std::invalid_argument for bad

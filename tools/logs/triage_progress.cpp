@@ -64,11 +64,12 @@ std::optional<std::string> JobSetting(const LogScan& scan, const std::string& ke
   return std::nullopt;
 }
 
-Progress ComputeProgress(const LogScan& scan, int64_t mtime, int64_t now, int64_t end_time) {
+Progress ComputeProgress(const LogScan& scan, const LivenessClock& clock, int64_t now, int64_t end_time) {
   Progress p;
   const auto& steps = scan.steps;
   p.steps_seen = steps.size();
   p.total_steps = ToInt(JobSetting(scan, "steps"));
+  if (!p.total_steps && scan.step_total > 0) p.total_steps = scan.step_total;   // "iteration 100/ 5000"
   if (!steps.empty()) {
     p.first_step = steps.front().step;
     p.last_step = steps.back().step;
@@ -95,13 +96,14 @@ Progress ComputeProgress(const LogScan& scan, int64_t mtime, int64_t now, int64_
     if (rank >= 0) p.step_seconds_rank = rank;
     break;
   }
-  // Time of the last progress: time-stamped step lines, else the file's mtime.
+  // Time of the last progress: time-stamped step lines, else the last activity on the
+  // log's clock, else (no stamps at all) the file's mtime when it is usable.
   if (!steps.empty() && steps.back().last_time != kNoTime) {
     p.last_progress_time = steps.back().last_time;
     p.last_progress_source = "line_timestamp";
-  } else if (mtime != kNoTime) {
-    p.last_progress_time = mtime;
-    p.last_progress_source = "file_mtime";
+  } else if (clock.last_activity != kNoTime) {
+    p.last_progress_time = clock.last_activity;
+    p.last_progress_source = clock.source == "file_mtime" ? "file_mtime" : "log_activity";
   } else {
     p.last_progress_source = "none";
   }

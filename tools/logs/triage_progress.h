@@ -6,6 +6,7 @@
 #include <string>
 
 #include "tools/logs/log_scanner.h"
+#include "tools/logs/triage_lifecycle.h"
 
 namespace mt::tools {
 
@@ -19,7 +20,7 @@ struct Progress {
   std::optional<double> steady_step_seconds;   // median, steps after the first 5
   std::optional<double> recent_step_seconds;   // median of the last 20 of those
   int64_t last_progress_time = kNoTime;
-  std::string last_progress_source;            // line_timestamp | file_mtime | none
+  std::string last_progress_source;            // line_timestamp | log_activity | file_mtime | none
   std::optional<double> seconds_since_progress;
   std::optional<int64_t> expected_step_now;
   double step_seconds_sum = 0;                 // one rank only (the lowest that logged steps)
@@ -41,8 +42,9 @@ struct Progress {
   std::string hang_rule;
 };
 
-// `mtime` is the log's modification time (the fallback for the time of the last
-// progress), `end_time` the time the job ended when the log says it ended (kNoTime if not).
-Progress ComputeProgress(const LogScan& scan, int64_t mtime, int64_t now, int64_t end_time);
+// `clock` gives the time of the last activity (the fallback for the time of the last
+// progress when step lines carry no stamps), `end_time` the time the job ended when the
+// log says it ended (kNoTime if not). With no usable clock nothing is called stalled.
+Progress ComputeProgress(const LogScan& scan, const LivenessClock& clock, int64_t now, int64_t end_time);
 
 }  // namespace mt::tools
