@@ -1040,11 +1040,12 @@ void LogScanner::Impl::Act(const LineSignature& sig, const LogLine& ll, std::str
       break;
     }
     case LineAction::kJobEnd: {
-      static const RE2 kExitRe(R"((?i)(?:exit[ _]?code|exit status|\brc)\s*[=:]?\s*\(?\s*(-?\d+))");
+      static const RE2 kExitRe(R"((?i)(?:exit[ _]?code|exit status|return code|\brc)\s*[=:]?\s*\(?\s*(-?\d+))");
       JobEnd e;
       e.ref = Ref(ll, c, t);
       int code;
       if (RE2::PartialMatch(c, kExitRe, &code)) e.exit_code = code;
+      else if (Contains(c, "uccessfully")) e.exit_code = 0;
       if (scan.job_ends.size() < kMaxListed) scan.job_ends.push_back(std::move(e));
       break;
     }

@@ -134,6 +134,25 @@ const std::vector<LineSignature>& LineSignatures() {
       {"interruption notice", A::kSignature, "spot_termination", "preempted"},
       // A node lost under the job.
       {"Node failure on", A::kSignature, "node_failure", "node_fail"},
+      // IBM LSF's job report (bsub -o): the TERM_ reason, then "Exited with exit code N." or
+      // "Successfully completed."; PBS/Torque's kill messages.
+      {"TERM_OWNER:", A::kSignature, "lsf_killed_by_owner", "cancelled"},
+      {"TERM_RUNLIMIT:", A::kSignature, "lsf_run_limit", "time_limit"},
+      {"TERM_MEMLIMIT:", A::kSignature, "lsf_mem_limit", "host_oom"},
+      {"TERM_PREEMPT:", A::kSignature, "lsf_preempted", "preempted"},
+      {"TERM_REQUEUE_ADMIN:", A::kSignature, "lsf_requeued", "preempted"},
+      {"PBS: job killed: walltime", A::kSignature, "pbs_walltime", "time_limit"},
+      {"PBS: job killed: mem", A::kSignature, "pbs_mem_limit", "host_oom"},
+      // Kubernetes: the container's last state.
+      {"OOMKilled", A::kSignature, "k8s_oom_killed", "host_oom"},
+      // A process that died of SIGKILL as its launcher reports it (DeepSpeed's launcher,
+      // torch elastic, multiprocessing, 128+9): the OOM killer's usual trace, but also what a
+      // cancellation does, so it explains only what follows it (triage_root_cause.h).
+      {"return code = -9", A::kSignature, "sigkill", "host_oom"},
+      {"exitcode  : -9", A::kSignature, "sigkill", "host_oom"},
+      {"Signals.SIGKILL", A::kSignature, "sigkill", "host_oom"},
+      {"exit code 137", A::kSignature, "sigkill", "host_oom"},
+      {"exited with code 137", A::kSignature, "sigkill", "host_oom"},
       {"node has died", A::kSignature, "node_died", "node_fail"},
       {"failed on node", A::kSignature, "task_launch_failed", "node_fail", R::kTaskLaunch},
       // How a launcher says the job ended ("Job end: … (exit code 0)", XPK, EXIT_CODE=).
@@ -141,6 +160,10 @@ const std::vector<LineSignature>& LineSignatures() {
       {"Job finished", A::kJobEnd, "job_end", ""},
       {"XPK End", A::kJobEnd, "job_end", ""},
       {"EXIT_CODE=", A::kJobEnd, "job_end", ""},
+      {"\nExited with exit code", A::kJobEnd, "job_end", ""},       // LSF
+      {"\nSuccessfully completed.", A::kJobEnd, "job_end", ""},     // LSF
+      {"exits with return code", A::kJobEnd, "job_end", ""},        // DeepSpeed launcher, per process
+      {"exits successfully", A::kJobEnd, "job_end", ""},
       // The training loop's own end.
       {"Training finished", A::kTrainingEnd, "training_end", ""},
       {"Training completed", A::kTrainingEnd, "training_end", ""},

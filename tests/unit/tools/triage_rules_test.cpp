@@ -210,5 +210,39 @@ TEST_F(TriageRules, SilenceBeforeAnOutsideEndIsAHangButACollectiveTimeoutNamesIt
   EXPECT_EQ(nccl["class"], "nccl_error") << nccl.dump(1);
 }
 
+TEST_F(TriageRules, OtherSchedulersAndLaunchersEndTheJobInTheirOwnWords) {
+  const std::string steps = Steps(1, 20, Iso("2026-03-01T10:00:00Z"));
+  // IBM LSF's job report after the output.
+  Json lsf = Triage(steps + "\n------------------------------------------------------------\n\n"
+                            "TERM_RUNLIMIT: job killed after reaching LSF run time limit.\nExited with exit code 140.\n\n"
+                            "Resource usage summary:\n\n    CPU time :   100.00 sec.\n",
+                    "2026-03-01T12:00:00Z");
+  EXPECT_EQ(lsf["class"], "time_limit") << lsf.dump(1);
+  EXPECT_EQ(lsf["lifecycle"]["exit_code"], 140);
+  // The DeepSpeed launcher's per-process end.
+  Json ds = Triage(steps + "[2026-03-01 10:01:50,000] [INFO] [launch.py:351:main] Process 4242 exits successfully.\n",
+                   "2026-03-01T12:00:00Z");
+  EXPECT_EQ(ds["class"], "completed") << ds.dump(1);
+}
+
+TEST_F(TriageRules, ASigkillIsOnlyACauseWhenNothingEndedTheJobBeforeIt) {
+  const std::string steps = Steps(1, 20, Iso("2026-03-01T10:00:00Z"));
+  Json alone = Triage(steps + "[2026-03-01 10:01:50,000] [ERROR] [launch.py:320:sigkill_handler] ['python', 'train.py'] "
+                              "exits with return code = -9\n",
+                      "2026-03-01T12:00:00Z");
+  EXPECT_EQ(alone["class"], "host_oom") << alone.dump(1);
+  EXPECT_EQ(alone["status"], "failed");
+  Json cancelled = Triage(steps + "slurmstepd: error: *** STEP 9.0 ON n1 CANCELLED AT 2026-03-01T10:01:50 ***\n"
+                                  "srun: error: n1: task 0: Killed\n",
+                          "2026-03-01T12:00:00Z");
+  EXPECT_EQ(cancelled["class"], "cancelled") << cancelled.dump(1);
+  // The kernel's own report is proof, whatever came first.
+  Json kernel = Triage(steps + "slurmstepd: error: *** STEP 9.0 ON n1 CANCELLED AT 2026-03-01T10:01:50 ***\n"
+                               "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=9.0. Some of your processes may "
+                               "have been killed by the cgroup out-of-memory handler.\n",
+                       "2026-03-01T12:00:00Z");
+  EXPECT_EQ(kernel["class"], "host_oom") << kernel.dump(1);
+}
+
 }  // namespace
 }  // namespace mt::tools
