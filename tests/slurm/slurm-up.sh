@@ -4,7 +4,10 @@
 # Usage: slurm-up.sh [WORKDIR]
 #   env: SLURM_TEST_AUTH=munge|none (default munge), SLURM_TEST_ACCT=0|1 (1: MariaDB + slurmdbd, so sacct works),
 #        SLURM_CTL_PORT/SLURM_D_PORT/SLURM_DBD_PORT/SLURM_DB_PORT, SLURM_SCHED (default sched/backfill),
-#        SLURM_OVERSUBSCRIBE (partition OverSubscribe=, default NO; tests use FORCE:8 so jobs share the cores)
+#        SLURM_OVERSUBSCRIBE (partition OverSubscribe=, default NO; tests use FORCE:8 so jobs share the cores),
+#        SLURM_TEST_MEMLIMIT=1 (memory is a consumable resource and Slurm enforces each job's --mem / DefMemPerCPU
+#        without cgroups: jobacct_gather/linux polls RSS every second and OverMemoryKill kills the step;
+#        SLURM_DEFMEMPERCPU, default 1000 MB)
 # Prints "export SLURM_CONF=..." ; PIDs are left in $W/run/*.pid ; tear down with slurm-down.sh WORKDIR.
 set -euo pipefail
 W=${1:-$(mktemp -d /tmp/slurmtest.XXXXXX)}
@@ -52,9 +55,25 @@ else                                             # Slurm 22.05 still ships auth/
 CredType=cred/none"
 fi
 
+MEMLIMIT=${SLURM_TEST_MEMLIMIT:-0}
+SELECTPARAMS=CR_Core
+REALMEM=1000
+if [ "$MEMLIMIT" = 1 ]; then
+  SELECTPARAMS=CR_Core_Memory
+  REALMEM=$(awk '/^MemTotal:/ {print int($2 / 1024 * 3 / 4)}' /proc/meminfo)   # bookkeeping only
+  GATHERLINES="JobAcctGatherType=jobacct_gather/linux
+JobAcctGatherFrequency=1
+JobAcctGatherParams=OverMemoryKill
+DefMemPerCPU=${SLURM_DEFMEMPERCPU:-1000}"
+elif [ "$ACCT" = 1 ]; then
+  GATHERLINES="JobAcctGatherType=jobacct_gather/linux
+JobAcctGatherFrequency=5"
+else
+  GATHERLINES="JobAcctGatherType=jobacct_gather/none"
+fi
+
 if [ "$ACCT" = 1 ]; then
-  ACCTLINES="JobAcctGatherType=jobacct_gather/linux
-JobAcctGatherFrequency=5
+  ACCTLINES="$GATHERLINES
 AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=localhost
 AccountingStoragePort=$DBDPORT"
@@ -62,7 +81,7 @@ AccountingStoragePort=$DBDPORT"
   [ "$AUTH" = munge ] && ACCTLINES="$ACCTLINES
 AccountingStoragePass=$W/munge/munge.socket.2"
 else
-  ACCTLINES="JobAcctGatherType=jobacct_gather/none
+  ACCTLINES="$GATHERLINES
 AccountingStorageType=accounting_storage/none"
 fi
 
@@ -86,7 +105,7 @@ MailProg=/bin/true
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
+SelectTypeParameters=$SELECTPARAMS
 SchedulerType=${SLURM_SCHED:-sched/backfill}
 $ACCTLINES
 JobCompType=jobcomp/filetxt
@@ -99,7 +118,7 @@ InactiveLimit=0
 MinJobAge=300
 KillWait=5
 Waittime=0
-NodeName=localhost NodeAddr=127.0.0.1 CPUs=$NCPU RealMemory=1000 State=UNKNOWN
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=$NCPU RealMemory=$REALMEM State=UNKNOWN
 PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP OverSubscribe=${SLURM_OVERSUBSCRIBE:-NO}
 CONF
 

@@ -199,6 +199,7 @@ bool Refined(Refine r, std::string_view c) {
       return Contains(c, "DEADLINE_EXCEEDED") || Contains(c, "Deadline") || Contains(c, "deadline") ||
              Contains(c, "timed out") || Contains(c, "Timed out");
     case Refine::kTaskLaunch: return Contains(c, "Task launch");
+    case Refine::kNotPeerLost: return !Contains(c, "by peer");
     case Refine::kNotASetting: {
       static const RE2 setting(R"((?i)heartbeat[ _]timeout(?:[ _]\w+)?\s*[=:]\s*["']?\d)");
       return !RE2::PartialMatch(c, setting);
@@ -316,6 +317,8 @@ struct LogScanner::Impl {
   size_t Feed(const char* data, size_t n, bool at_eof);
   void LongPiece(const char* data, size_t n);
   void Process(const char* data, size_t n, size_t start, size_t end, int hint);
+  uint64_t last_record_line = 0;      // the line and class of the latest signature recorded
+  std::string last_record_cls;
   void Context(const LogLine& ll, std::string_view content, int64_t t);
   // False when the line is not a step line of the log's progress format.
   bool Step(const LogLine& ll, std::string_view content, int64_t t);
@@ -525,6 +528,10 @@ LineRef LogScanner::Impl::Ref(const LogLine& ll, std::string_view content, int64
 }
 
 void LogScanner::Impl::Record(std::string_view kind, std::string_view cls, const LineRef& ref) {
+  if (!cls.empty() && cls != "python_exception" && kind != "srun_task_exit") {
+    last_record_line = line_no;
+    last_record_cls = std::string(cls);
+  }
   auto& h = scan.signatures[std::string(kind)];
   if (h.cls.empty()) h.cls = std::string(cls);
   ++h.count;
@@ -1015,6 +1022,10 @@ void LogScanner::Impl::Act(const LineSignature& sig, const LogLine& ll, std::str
       LineRef ref = Ref(ll, c, t);
       if (RE2::PartialMatch(c, kSrunExitRe, &task, &code)) {
         if (scan.task_exit_codes.size() < kMaxRanks) scan.task_exit_codes[task] = code;
+        // A task that failed (not one stopped by a signal from outside: 130/143 SIGINT/
+        // SIGTERM, 137 SIGKILL) lost its rank: an event at this line, which explains the
+        // peers' "connection reset by peer" but not a traceback printed before it.
+        if (code != 0 && code != 130 && code != 143 && code != 137) Record("srun_task_exit", "node_fail", ref);
       } else if (benign) {
         break;
       } else if (Contains(c, ": Out Of Memory")) {
@@ -1129,7 +1140,11 @@ void LogScanner::Impl::Context(const LogLine& ll, std::string_view c, int64_t t)
                        Contains(s, "^^^^") || Trim(s).empty();
         if (!indented && !framing) {
           for (auto& [seq, rec] : tracebacks)
-            if (seq == p.seq && rec.exception.line == 0) rec.exception = Ref(ll, c, t);
+            if (seq == p.seq && rec.exception.line == 0) {
+              rec.exception = Ref(ll, c, t);
+              // The exception's own words may prove a class (an NCCL error, a deadline).
+              if (last_record_line == line_no) rec.exception_cls = last_record_cls;
+            }
           done = true;
         }
       }

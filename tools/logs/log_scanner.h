@@ -106,6 +106,7 @@ struct HeartbeatReport {
 struct TracebackRecord {
   LineRef start;              // "Traceback (most recent call last):"
   LineRef exception;          // the final "SomeError: message" line (line 0 if unseen)
+  std::string exception_cls;  // a class its own words prove (NCCL error, OOM…), else ""
 };
 
 struct SlurmEnd {

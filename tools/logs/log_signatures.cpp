@@ -65,7 +65,10 @@ const std::vector<LineSignature>& LineSignatures() {
       {"NCCL operation nccl", A::kSignature, "nccl_op_failed", "nccl_error"},
       {"NCCL WARN NET/", A::kSignature, "nccl_net_error", "nccl_error"},
       {"NCCL WARN Net : ", A::kSignature, "nccl_net_error", "nccl_error"},   // NCCL's socket layer (misc/socket.cc)
-      {"gloo/transport", A::kSignature, "gloo_transport", "nccl_error"},
+      {"gloo/transport", A::kSignature, "gloo_transport", "nccl_error", R::kNotPeerLost},
+      // A collective that lost its peer: the peer's death is the cause, wherever it shows.
+      {"Connection reset by peer", A::kSignature, "peer_lost", "nccl_error"},
+      {"Connection closed by peer", A::kSignature, "peer_lost", "nccl_error"},
       {"Failed to auto-detect NCCL_SOCKET_IFNAME", A::kSignature, "nccl_socket_ifname", "nccl_nic_fail"},
       // Device memory.
       {"RESOURCE_EXHAUSTED", A::kSignature, "resource_exhausted", "oom"},
@@ -85,6 +88,9 @@ const std::vector<LineSignature>& LineSignatures() {
       {"invoked oom-killer", A::kSignature, "oom_kill", "host_oom"},
       {"Out of memory: Kill", A::kSignature, "kernel_oom_kill", "host_oom"},
       {"out of memory: Killed process", A::kSignature, "kernel_oom_kill", "host_oom"},
+      // A host allocation refused (PyTorch's CPU allocator, ENOMEM from Python).
+      {"DefaultCPUAllocator: can't allocate memory", A::kSignature, "host_alloc_failed", "host_oom"},
+      {"[Errno 12] Cannot allocate memory", A::kSignature, "host_alloc_failed", "host_oom"},
       {"exceeded memory limit", A::kSignature, "memory_limit", "host_oom"},
       {"xceeded job memory limit", A::kSignature, "memory_limit", "host_oom"},
       {"xceeded step memory limit", A::kSignature, "memory_limit", "host_oom"},

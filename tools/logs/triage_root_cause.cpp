@@ -66,16 +66,28 @@ bool ProvenPostMortem(const std::string& cls, const Candidate& c) {
   if (!IsPostMortemCause(cls)) return false;
   if (cls != "node_fail" && cls != "host_oom") return true;
   for (const auto& e : c.evidence)
-    if (e.signature != "node_exit" && e.signature != "srun_task_killed" && e.signature != "killed" &&
-        e.signature != "sigkill")
+    if (e.signature != "node_exit" && e.signature != "srun_task_exit" && e.signature != "srun_task_killed" &&
+        e.signature != "killed" && e.signature != "sigkill")
       return true;
   return false;
 }
 
-// A launcher's report that a stage or the training subprocess failed names the failure's
-// place, not its cause: any named cause in the log explains it, wherever it is printed (a
-// wrapper often dumps the side logs holding the cause after its own FAILED line).
-bool IsConsequence(const std::string& cls) { return cls == "stage_fail" || cls == "subprocess_fail"; }
+bool AllEvidence(const Candidate& c, const char* signature) {
+  for (const auto& e : c.evidence)
+    if (e.signature != signature) return false;
+  return !c.evidence.empty();
+}
+
+}  // namespace
+
+int ConsequenceTier(const std::string& cls, const Candidate& c) {
+  if (cls == "stage_fail" || cls == "subprocess_fail" || (cls == "node_fail" && AllEvidence(c, "srun_task_exit")))
+    return 1;
+  if (AllEvidence(c, "peer_lost")) return 2;
+  return 0;
+}
+
+namespace {
 
 // The job was ended from outside (scheduler, operator, preemption): if it had already stopped
 // progressing, the silence is what went wrong.
@@ -100,10 +112,10 @@ RootCause PickRootCause(const Candidates& cands, const std::string& primary, con
   // from outside, or when nothing else is there.
   const auto hang = cands.find("hang");
   const bool hang_ok = hang != cands.end() && eligible("hang", hang->second);
-  auto first_of = [&](bool consequences) {
+  auto first_of = [&](int tier) {
     std::pair<std::string, const Ev*> best{"", nullptr};
     for (const auto& [cls, c] : cands) {
-      if (cls == "hang" || !eligible(cls, c) || IsConsequence(cls) != consequences) continue;
+      if (cls == "hang" || !eligible(cls, c) || ConsequenceTier(cls, c) != tier) continue;
       const Ev* e = First(c, primary);
       if (!e) continue;
       const Ev* b = best.second;
@@ -113,18 +125,24 @@ RootCause PickRootCause(const Candidates& cands, const std::string& primary, con
     }
     return best;
   };
-  auto [best, best_ev] = first_of(false);
+  auto [best, best_ev] = first_of(0);
   if (hang_ok && (best.empty() || EndedFromOutside(best)))
     return {"hang", best.empty() ? "no fatal event: the job stopped progressing for longer than the hang threshold"
                                  : "the job had stopped progressing before it was ended from outside (" + best + ")"};
-  if (best.empty()) {
-    std::tie(best, best_ev) = first_of(true);
-    if (best.empty()) return {};
-    return {best, "no named cause: only the launcher's report that " + best + " (" + best_ev->file + ":" +
-                      std::to_string(best_ev->ref.line) + ")"};
-  }
-  return {best, "first fatal event: " + best + " at " + best_ev->file + ":" + std::to_string(best_ev->ref.line) +
-                    " comes before the other evidence, which it explains"};
+  if (!best.empty())
+    return {best, "first fatal event: " + best + " at " + best_ev->file + ":" + std::to_string(best_ev->ref.line) +
+                      " comes before the other evidence, which it explains"};
+  std::tie(best, best_ev) = first_of(1);
+  if (!best.empty())
+    return {best, "no named cause: only the launcher's report that a " +
+                      std::string(best == "node_fail" ? "task" : best == "stage_fail" ? "stage" : "subprocess") +
+                      " failed (" + best_ev->file + ":" + std::to_string(best_ev->ref.line) +
+                      "); the peers' errors are its consequence"};
+  std::tie(best, best_ev) = first_of(2);
+  if (!best.empty())
+    return {best, "only the peers' report that a collective lost its peer (" + best_ev->file + ":" +
+                      std::to_string(best_ev->ref.line) + "); which rank died first and why is not in the log"};
+  return {};
 }
 
 }  // namespace mt::tools

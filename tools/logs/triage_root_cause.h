@@ -39,6 +39,12 @@ const std::vector<std::string>& ClassPriority();
 // Whether a class is a cause that may be reported after its consequences.
 bool IsPostMortemCause(const std::string& cls);
 
+// 0: a cause or an event; 1: a launcher's report that a stage, subprocess or task failed
+// (names the place, not the cause); 2: only the peers' "connection reset/closed by peer"
+// (someone else died). Tier 1 and 2 evidence decides only when nothing of a lower tier is
+// in the log, whatever the order (wrappers print their reports late, srun early).
+int ConsequenceTier(const std::string& cls, const Candidate& c);
+
 struct RootCause {
   std::string cls;            // empty when no terminal candidate
   std::string rule;           // the rule that chose it, in words

@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""Triages the lab's recorded logs (tests/lab/logs/, real bytes from one lab run) and checks each
+class and status: the lab's verdicts, kept as a fast regression test that needs no Slurm or torch.
+
+usage: check_recorded.py MT LOG_DIR
+`now` is 30 s after each log's last stamped line, as the lab triages a run just after it ends."""
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+
+EXPECT = {
+    "none": ("completed", "completed"), "rank_exit": ("node_fail", "failed"),
+    "exception": ("python_exception", "failed"), "hang": ("nccl_error", "failed"),
+    "host_oom": ("host_oom", "failed"), "cancel": ("cancelled", "cancelled"),
+    "requeue": ("preempted", "cancelled"), "time_limit": ("time_limit", "cancelled"),
+    "local_none": ("completed", "completed"), "local_rank_exit": ("nccl_error", "failed"),
+    "local_exception": ("python_exception", "failed"), "local_host_oom": ("host_oom", "failed"),
+}
+STAMP = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:[+-]\d\d:\d\d|Z)?\]", re.M)
+
+mt, logs = sys.argv[1], sys.argv[2]
+fails = 0
+for name, want in EXPECT.items():
+    path = os.path.join(logs, name + ".log")
+    with open(path, encoding="utf-8", errors="replace") as f:
+        stamps = STAMP.findall(f.read())
+    if not stamps:
+        print(f"FAIL {name}: no stamped line in {path}")
+        fails += 1
+        continue
+    now = datetime.datetime.fromisoformat(stamps[-1]) + datetime.timedelta(seconds=30)
+    p = subprocess.run([mt, "triage", "--json", path, "--now", now.strftime("%Y-%m-%dT%H:%M:%SZ")],
+                       capture_output=True, text=True, timeout=60)
+    got = (None, None)
+    if p.returncode == 0:
+        t = json.loads(p.stdout)
+        got = (t["class"], t["status"])
+    ok = got == want
+    fails += not ok
+    print(f"{'ok  ' if ok else 'FAIL'} {name}: expected {want[0]}/{want[1]}, got {got[0]}/{got[1]}")
+sys.exit(1 if fails else 0)
