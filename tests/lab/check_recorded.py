@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 EXPECT = {
-    "none": ("completed", "completed"), "rank_exit": ("node_fail", "failed"),
+    "none": ("completed", "completed"), "rank_exit": ("python_exception", "failed"),
     "exception": ("python_exception", "failed"), "hang": ("nccl_error", "failed"),
     "host_oom": ("host_oom", "failed"), "cancel": ("cancelled", "cancelled"),
     "requeue": ("preempted", "cancelled"), "time_limit": ("time_limit", "cancelled"),

@@ -174,7 +174,7 @@ if wait_log cancel '^0: .* step 5/' 90; then timeout 10 scancel "$JOB_cancel"; f
 if wait_log requeue '^0: .* step 5/' 90; then timeout 10 scontrol requeuehold "$JOB_requeue"; fi
 
 declare -A EXPECT=(
-  [none]="completed completed"        [rank_exit]="node_fail failed"
+  [none]="completed completed"        [rank_exit]="python_exception failed"
   [exception]="python_exception failed" [hang]="nccl_error failed"
   [host_oom]="host_oom failed"        [cancel]="cancelled cancelled"
   [requeue]="preempted cancelled"     [time_limit]="time_limit cancelled"

@@ -42,6 +42,7 @@ constexpr size_t kMaxListed = 64;          // node exits, stage events, Slurm en
 constexpr size_t kKeepTracebacks = 8;      // first and last
 constexpr size_t kReadBlock = 4 << 20;
 
+// Every literal of the table, ids = table indices.
 const LiteralSet& Literals() {
   static const LiteralSet set = [] {
     std::vector<std::string> lits;
@@ -49,6 +50,33 @@ const LiteralSet& Literals() {
     return LiteralSet(std::move(lits));
   }();
   return set;
+}
+
+// The prefilter skips up to (shortest literal − 2) bytes per probe: a 3-byte literal makes it
+// several times slower. Literals shorter than this serve only progress formats that a log
+// may turn out not to use.
+constexpr size_t kFastLiteral = 11;
+
+// The table without its short literals, ids unchanged (a dropped literal is replaced by a
+// copy of the first one, and duplicates report the first id).
+const LiteralSet& FastLiterals() {
+  static const LiteralSet set = [] {
+    std::vector<std::string> lits;
+    const auto& table = LineSignatures();
+    for (const auto& s : table)
+      lits.emplace_back(s.literal.size() >= kFastLiteral ? s.literal : table.front().literal);
+    return LiteralSet(std::move(lits));
+  }();
+  return set;
+}
+
+// Which prefilter a scan needs: all literals until the log's progress format is known, then
+// only the long ones unless that format is found through a short one.
+const LiteralSet& ScanLiterals(const std::string& step_format) {
+  if (step_format.empty()) return Literals();
+  for (const auto& f : ProgressFormats())
+    if (f.name == step_format && f.literal.size() < kFastLiteral) return Literals();
+  return FastLiterals();
 }
 
 bool Contains(std::string_view s, std::string_view needle) {
@@ -200,6 +228,7 @@ bool Refined(Refine r, std::string_view c) {
              Contains(c, "timed out") || Contains(c, "Timed out");
     case Refine::kTaskLaunch: return Contains(c, "Task launch");
     case Refine::kNotPeerLost: return !Contains(c, "by peer");
+    case Refine::kNotHostMemory: return !Contains(c, "ray.exceptions.OutOfMemoryError") && !Contains(c, "low on memory");
     case Refine::kNotASetting: {
       static const RE2 setting(R"((?i)heartbeat[ _]timeout(?:[ _]\w+)?\s*[=:]\s*["']?\d)");
       return !RE2::PartialMatch(c, setting);
@@ -317,6 +346,7 @@ struct LogScanner::Impl {
   size_t Feed(const char* data, size_t n, bool at_eof);
   void LongPiece(const char* data, size_t n);
   void Process(const char* data, size_t n, size_t start, size_t end, int hint);
+  bool task_failed = false;           // srun reported a task's non-zero exit
   uint64_t last_record_line = 0;      // the line and class of the latest signature recorded
   std::string last_record_cls;
   void Context(const LogLine& ll, std::string_view content, int64_t t);
@@ -553,7 +583,7 @@ size_t LogScanner::Impl::Feed(const char* data, size_t n, bool at_eof) {
     cur = static_cast<size_t>(static_cast<const char*>(nl) - data) + 1;
     in_long_line = false;
   }
-  Literals().FindHits(data, n, cur, &hits);
+  ScanLiterals(scan.step_format).FindHits(data, n, cur, &hits);
   size_t next_hit = 0;
   while (cur < n) {
     if (full_lines > 0 || summary_lines > 0 || !pending_tb.empty() || in_stage_table) {
@@ -632,7 +662,7 @@ int64_t LogScanner::Impl::Time(const LogLine& ll) {
 // non-empty lines (an exception that ends the log). Looks back at most kTailBytes.
 void LogScanner::Impl::Tail(const char* data, size_t end, bool partial_last) {
   constexpr size_t kTailBytes = 64 * 1024;
-  constexpr size_t kTailLines = 12;
+  constexpr size_t kTailLines = 24;
   const size_t floor = end > kTailBytes ? end - kTailBytes : 0;
   std::vector<LineRef> found;
   bool stamp_found = false;
@@ -744,7 +774,7 @@ void LogScanner::Impl::Process(const char* data, size_t n, size_t start, size_t 
   // with this line's '\n'.
   size_t a = start > 0 ? start - 1 : start;
   size_t b = std::min(n, start + raw.size() + 1);
-  Literals().FindAll(data + a, b - a, &ids);
+  ScanLiterals(scan.step_format).FindAll(data + a, b - a, &ids);
   if (!ids.empty()) {
     bool benign = false;
     for (int id : ids) benign |= table[static_cast<size_t>(id)].action == LineAction::kBenign;
@@ -1014,7 +1044,9 @@ void LogScanner::Impl::Act(const LineSignature& sig, const LogLine& ll, std::str
                         : reason == "PREEMPTION" || reason == "JOB REQUEUE" ? "preempted"
                         : reason == "NODE FAILURE" ? "node_fail"
                                                    : "cancelled";
-      Record(std::string("slurm_") + cls, cls, e.ref);
+      // srun --kill-on-bad-exit cancels the step itself after a task failed: no one cancelled.
+      if (reason.empty() && task_failed && Contains(c, "*** STEP ")) Record("step_cancel_after_task_failure", cls, e.ref);
+      else Record(std::string("slurm_") + cls, cls, e.ref);
       break;
     }
     case LineAction::kSrunExit: {
@@ -1025,7 +1057,10 @@ void LogScanner::Impl::Act(const LineSignature& sig, const LogLine& ll, std::str
         // A task that failed (not one stopped by a signal from outside: 130/143 SIGINT/
         // SIGTERM, 137 SIGKILL) lost its rank: an event at this line, which explains the
         // peers' "connection reset by peer" but not a traceback printed before it.
-        if (code != 0 && code != 130 && code != 143 && code != 137) Record("srun_task_exit", "node_fail", ref);
+        if (code != 0 && code != 130 && code != 143 && code != 137) {
+          Record("srun_task_exit", "python_exception", ref);
+          task_failed = true;
+        }
       } else if (benign) {
         break;
       } else if (Contains(c, ": Out Of Memory")) {

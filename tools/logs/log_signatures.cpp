@@ -8,10 +8,14 @@ const std::vector<LineSignature>& LineSignatures() {
   static const std::vector<LineSignature> table = {
       // Progress and structure.
       {"completed step:", A::kStep, "step", ""},
-      // Other frameworks' progress lines (progress_formats.h): a prefilter per family.
+      // Other frameworks' progress lines (progress_formats.h): a prefilter per family. "tep"
+      // is short and slows the prefilter (its skip distance is the shortest literal less 2):
+      // the scanner drops literals under kFastLiteral bytes once the log's progress format
+      // is known to need none of them (log_scanner.cpp, ScanLiterals).
       {"tep", A::kStep, "step", ""},
       {"elapsed time per iteration", A::kStep, "step", ""},
       {"Progress on:", A::kStep, "step", ""},
+      {"global_step=", A::kStep, "step", ""},
       {"NODE_EXIT host=", A::kNodeExit, "node_exit", ""},
       {" JOB SUMMARY ", A::kSummary, "job_summary", ""},
       {"== Preflight ", A::kStage, "stage", ""},
@@ -37,6 +41,8 @@ const std::vector<LineSignature>& LineSignatures() {
       {"lame workers found", A::kSignature, "lame_workers", "heartbeat"},
       {"lack of heartbeats", A::kSignature, "no_heartbeat", "heartbeat"},
       {"No heartbeat for components", A::kSignature, "no_heartbeat", "heartbeat"},
+      {"got no heartbeat", A::kSignature, "no_heartbeat", "heartbeat"},                // Spark master
+      {"keep-alive heartbeat", A::kSignature, "no_heartbeat", "heartbeat"},            // torch elastic rendezvous
       {"eartbeat timeout", A::kSignature, "heartbeat_lost", "heartbeat", R::kNotASetting},
       {"eartbeat timed out", A::kSignature, "heartbeat_lost", "heartbeat"},
       {"Barrier timed out", A::kSignature, "barrier_timeout", "heartbeat"},
@@ -77,8 +83,11 @@ const std::vector<LineSignature>& LineSignatures() {
       {"Resource exhausted:", A::kSignature, "resource_exhausted", "oom"},
       {"ResourceExhausted", A::kSignature, "resource_exhausted", "oom"},
       {"CUDA out of memory", A::kSignature, "cuda_oom", "oom"},
-      {"OutOfMemoryError", A::kSignature, "cuda_oom", "oom"},
+      {"OutOfMemoryError", A::kSignature, "cuda_oom", "oom", R::kNotHostMemory},
+      // Ray's memory monitor kills tasks when the node's RAM runs out.
+      {"running low on memory", A::kSignature, "ray_memory_monitor", "host_oom"},
       {"CUDA error: out of memory", A::kSignature, "cuda_oom", "oom"},
+      {"CUDA Error: out of memory", A::kSignature, "cuda_oom", "oom"},
       {"hipErrorOutOfMemory", A::kSignature, "hip_oom", "oom"},
       {"HSA_STATUS_ERROR_OUT_OF_RESOURCES", A::kSignature, "hsa_out_of_resources", "oom"},
       // Host memory.
@@ -126,6 +135,8 @@ const std::vector<LineSignature>& LineSignatures() {
       // Python.
       {"Traceback (most recent call last)", A::kTraceback, "traceback", "python_exception"},
       {"ChildFailedError", A::kSignature, "elastic_child_failed", "python_exception"},
+      // A native crash of the training program (SIGABRT from a failed check, SIGSEGV).
+      {"(core dumped)", A::kSignature, "core_dumped", "python_exception"},
       {"Error executing job with overrides", A::kSignature, "hydra_error", "python_exception"},
       // Termination from outside: a signal the launcher received (SIGHUP from a closed
       // terminal, Ctrl-C, SIGTERM) or a KeyboardInterrupt.
@@ -140,6 +151,7 @@ const std::vector<LineSignature>& LineSignatures() {
       {"interruption notice", A::kSignature, "spot_termination", "preempted"},
       // A node lost under the job.
       {"Node failure on", A::kSignature, "node_failure", "node_fail"},
+      {"has lost communication with", A::kSignature, "mpi_daemon_lost", "node_fail"},   // Open MPI ORTE/PRTE: a daemon (node) gone
       // IBM LSF's job report (bsub -o): the TERM_ reason, then "Exited with exit code N." or
       // "Successfully completed."; PBS/Torque's kill messages.
       {"TERM_OWNER:", A::kSignature, "lsf_killed_by_owner", "cancelled"},
@@ -149,8 +161,6 @@ const std::vector<LineSignature>& LineSignatures() {
       {"TERM_REQUEUE_ADMIN:", A::kSignature, "lsf_requeued", "preempted"},
       {"PBS: job killed: walltime", A::kSignature, "pbs_walltime", "time_limit"},
       {"PBS: job killed: mem", A::kSignature, "pbs_mem_limit", "host_oom"},
-      // Kubernetes: the container's last state.
-      {"OOMKilled", A::kSignature, "k8s_oom_killed", "host_oom"},
       // A process that died of SIGKILL as its launcher reports it (DeepSpeed's launcher,
       // torch elastic, multiprocessing, 128+9): the OOM killer's usual trace, but also what a
       // cancellation does, so it explains only what follows it (triage_root_cause.h).
@@ -162,17 +172,15 @@ const std::vector<LineSignature>& LineSignatures() {
       {"node has died", A::kSignature, "node_died", "node_fail"},
       {"failed on node", A::kSignature, "task_launch_failed", "node_fail", R::kTaskLaunch},
       // How a launcher says the job ended ("Job end: … (exit code 0)", XPK, EXIT_CODE=).
-      {"Job end", A::kJobEnd, "job_end", ""},
       {"Job finished", A::kJobEnd, "job_end", ""},
-      {"XPK End", A::kJobEnd, "job_end", ""},
-      {"EXIT_CODE=", A::kJobEnd, "job_end", ""},
       {"\nExited with exit code", A::kJobEnd, "job_end", ""},       // LSF
       {"\nSuccessfully completed.", A::kJobEnd, "job_end", ""},     // LSF
       {"exits with return code", A::kJobEnd, "job_end", ""},        // DeepSpeed launcher, per process
       {"exits successfully", A::kJobEnd, "job_end", ""},
       // The training loop's own end.
       {"Training finished", A::kTrainingEnd, "training_end", ""},
-      {"Training completed", A::kTrainingEnd, "training_end", ""},
+      {"Training complete", A::kTrainingEnd, "training_end", ""},
+      {"steps reached", A::kTrainingEnd, "training_end", ""},              // "max training steps reached", "max_steps reached"
       {"`Trainer.fit` stopped", A::kTrainingEnd, "training_end", ""},
       // Ray actor.
       {"MaxTextTrainerActor", A::kRay, "ray", ""},

@@ -51,6 +51,7 @@ enum class Refine {
   kDeadline,           // a deadline or timeout is what failed (DEADLINE_EXCEEDED, timed out)
   kTaskLaunch,         // Slurm: Task launch for … failed on node …
   kNotASetting,        // an event, not a configuration print ("heartbeat timeout: 100")
+  kNotHostMemory,      // a device OOM, not Ray's host-memory OutOfMemoryError
   kNotPeerLost,        // a transport error other than the peer going away (that is peer_lost)
 };
 

@@ -115,7 +115,13 @@ void FoldTracebacks(const JobViews& v, Candidates* cands) {
       }
       explained += other;
     }
-  if (total > 0 && explained == total) cands->erase(it);
+  if (total == 0 || explained < total) return;
+  // Only the tracebacks go; other evidence of the class (srun's failed task, a core dump)
+  // stays.
+  auto& ev = it->second.evidence;
+  ev.erase(std::remove_if(ev.begin(), ev.end(), [](const Ev& e) { return e.signature == "traceback" || e.signature == "exception"; }),
+           ev.end());
+  if (ev.empty()) cands->erase(it);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
+
 #include "base/iso_time.h"
 
 namespace mt::tools {
@@ -48,6 +50,37 @@ std::optional<JobEnd> TailExitLine(const LogScan& s) {
     if (RE2::PartialMatch(it->text, exit_line, &code)) return JobEnd{*it, code};
   }
   return std::nullopt;
+}
+
+// Launcher end lines too short for the scanner's prefilter, read where they are: among the
+// log's last lines ("Job end: … (exit code 1)", XPK's "XPK End: …" then "EXIT_CODE=0").
+std::vector<JobEnd> TailEndLines(const LogScan& s) {
+  static const RE2 end_line(R"((?i)(?:^|[^\w])(?:job end|xpk end)\b|\bEXIT_CODE=-?\d)");
+  static const RE2 code_re(R"((?i)(?:exit[ _]?code|exit status|return code|\brc)\s*[=:]?\s*\(?\s*(-?\d+))");
+  std::vector<JobEnd> out;
+  for (const auto& r : s.tail) {
+    if (!RE2::PartialMatch(r.text, end_line)) continue;
+    JobEnd e{r, std::nullopt};
+    int code = 0;
+    if (RE2::PartialMatch(r.text, code_re, &code)) e.exit_code = code;
+    out.push_back(e);
+  }
+  return out;
+}
+
+// Every end line, in log order: the scanner's (long literals), the tail's short ones, and
+// failing both a bare exit status as one of the last lines.
+std::vector<JobEnd> EndLines(const LogScan& s) {
+  std::vector<JobEnd> ends = s.job_ends;
+  for (const auto& e : TailEndLines(s)) {
+    bool dup = false;
+    for (const auto& j : ends) dup |= j.ref.line == e.ref.line;
+    if (!dup) ends.push_back(e);
+  }
+  std::sort(ends.begin(), ends.end(), [](const JobEnd& a, const JobEnd& b) { return a.ref.line < b.ref.line; });
+  if (ends.empty())
+    if (auto t = TailExitLine(s)) ends.push_back(*t);
+  return ends;
 }
 
 }  // namespace
@@ -110,15 +143,14 @@ Lifecycle ReadLifecycle(const LogScan& s, bool finished_all) {
     r.text = "Status: " + s.summary.status;
     l.end_line = r;
     l.exit_code = s.summary.exit_code;
-  } else if (auto tail_end = s.job_ends.empty() ? TailExitLine(s) : std::nullopt; tail_end || !s.job_ends.empty()) {
-    const JobEnd& e = tail_end ? *tail_end : s.job_ends.back();
+  } else if (auto ends = EndLines(s); !ends.empty()) {
+    const JobEnd& e = ends.back();
     l.ended = true;
     l.end_source = "launcher_end_line";
     l.end_line = e.ref;
     l.exit_code = e.exit_code;
-    for (const auto& j : s.job_ends)   // "XPK End" then "EXIT_CODE=0": the code may be on another line
+    for (const auto& j : ends)   // "XPK End" then "EXIT_CODE=0": the code may be on another line
       if (j.exit_code) l.exit_code = j.exit_code;
-    if (tail_end) l.exit_code = tail_end->exit_code;
   } else if (!s.slurm_ends.empty()) {
     l.ended = true;
     l.end_source = "slurm";

@@ -80,9 +80,15 @@ bool AllEvidence(const Candidate& c, const char* signature) {
 
 }  // namespace
 
+bool LauncherReport(const std::string& signature) {
+  return signature == "srun_task_exit" || signature == "srun_task_killed" || signature == "step_cancel_after_task_failure";
+}
+
 int ConsequenceTier(const std::string& cls, const Candidate& c) {
-  if (cls == "stage_fail" || cls == "subprocess_fail" || (cls == "node_fail" && AllEvidence(c, "srun_task_exit")))
-    return 1;
+  if (cls == "stage_fail" || cls == "subprocess_fail") return 1;
+  bool all_reports = !c.evidence.empty();
+  for (const auto& e : c.evidence) all_reports &= LauncherReport(e.signature);
+  if (all_reports) return 1;
   if (AllEvidence(c, "peer_lost")) return 2;
   return 0;
 }
@@ -135,7 +141,7 @@ RootCause PickRootCause(const Candidates& cands, const std::string& primary, con
   std::tie(best, best_ev) = first_of(1);
   if (!best.empty())
     return {best, "no named cause: only the launcher's report that a " +
-                      std::string(best == "node_fail" ? "task" : best == "stage_fail" ? "stage" : "subprocess") +
+                      std::string(best == "stage_fail" ? "stage" : best == "subprocess_fail" ? "subprocess" : "task") +
                       " failed (" + best_ev->file + ":" + std::to_string(best_ev->ref.line) +
                       "); the peers' errors are its consequence"};
   std::tie(best, best_ev) = first_of(2);
