@@ -179,6 +179,7 @@ struct LogScan {
 };
 
 inline constexpr size_t kMaxSteps = 400000;
+inline constexpr size_t kMaxLineExamined = 64 * 1024;   // a longer line is read up to here
 inline constexpr size_t kKeepOccurrences = 3;
 inline constexpr size_t kMaxEvidenceText = 400;
 
