@@ -43,6 +43,7 @@ const std::vector<LineSignature>& LineSignatures() {
       {"No heartbeat for components", A::kSignature, "no_heartbeat", "heartbeat"},
       {"got no heartbeat", A::kSignature, "no_heartbeat", "heartbeat"},                // Spark master
       {"keep-alive heartbeat", A::kSignature, "no_heartbeat", "heartbeat"},            // torch elastic rendezvous
+      {"failed to heartbeat", A::kSignature, "no_heartbeat", "heartbeat"},             // Dask worker
       {"eartbeat timeout", A::kSignature, "heartbeat_lost", "heartbeat", R::kNotASetting},
       {"eartbeat timed out", A::kSignature, "heartbeat_lost", "heartbeat"},
       {"Barrier timed out", A::kSignature, "barrier_timeout", "heartbeat"},
@@ -86,6 +87,8 @@ const std::vector<LineSignature>& LineSignatures() {
       {"OutOfMemoryError", A::kSignature, "cuda_oom", "oom", R::kNotHostMemory},
       // Ray's memory monitor kills tasks when the node's RAM runs out.
       {"running low on memory", A::kSignature, "ray_memory_monitor", "host_oom"},
+      // Kubernetes evicting a pod under node memory pressure.
+      {"low on resource: memory", A::kSignature, "k8s_memory_eviction", "host_oom"},
       {"CUDA error: out of memory", A::kSignature, "cuda_oom", "oom"},
       {"CUDA Error: out of memory", A::kSignature, "cuda_oom", "oom"},
       {"hipErrorOutOfMemory", A::kSignature, "hip_oom", "oom"},
@@ -151,7 +154,8 @@ const std::vector<LineSignature>& LineSignatures() {
       {"interruption notice", A::kSignature, "spot_termination", "preempted"},
       // A node lost under the job.
       {"Node failure on", A::kSignature, "node_failure", "node_fail"},
-      {"has lost communication with", A::kSignature, "mpi_daemon_lost", "node_fail"},   // Open MPI ORTE/PRTE: a daemon (node) gone
+      {"has lost communication with", A::kSignature, "mpi_daemon_lost", "node_fail"},
+      {"due to agent failure", A::kSignature, "agent_lost", "node_fail"},             // Determined   // Open MPI ORTE/PRTE: a daemon (node) gone
       // IBM LSF's job report (bsub -o): the TERM_ reason, then "Exited with exit code N." or
       // "Successfully completed."; PBS/Torque's kill messages.
       {"TERM_OWNER:", A::kSignature, "lsf_killed_by_owner", "cancelled"},
@@ -160,6 +164,7 @@ const std::vector<LineSignature>& LineSignatures() {
       {"TERM_PREEMPT:", A::kSignature, "lsf_preempted", "preempted"},
       {"TERM_REQUEUE_ADMIN:", A::kSignature, "lsf_requeued", "preempted"},
       {"PBS: job killed: walltime", A::kSignature, "pbs_walltime", "time_limit"},
+      {"exceeded wallclock limit", A::kSignature, "moab_wallclock", "time_limit"},     // Moab
       {"PBS: job killed: mem", A::kSignature, "pbs_mem_limit", "host_oom"},
       // A process that died of SIGKILL as its launcher reports it (DeepSpeed's launcher,
       // torch elastic, multiprocessing, 128+9): the OOM killer's usual trace, but also what a
