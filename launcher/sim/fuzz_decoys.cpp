@@ -9,21 +9,6 @@
 #include "launcher/sim/timeline.h"
 
 namespace mt::launch::sim {
-namespace {
-
-Effect Make(Effect::Op op, const std::string& metric, const std::string& host, double t0, double t1, double v, double noise) {
-  Effect e;
-  e.op = op;
-  e.metric = metric;
-  e.host = host;
-  e.t0 = t0;
-  e.t1 = t1;
-  e.value = v;
-  e.noise = noise;
-  return e;
-}
-
-}  // namespace
 
 void AddDecoys(FuzzRng& r, FuzzJob* j, FuzzTruth* t) {
   const Scenario& s = j->scenario;
@@ -44,35 +29,35 @@ void AddDecoys(FuzzRng& r, FuzzJob* j, FuzzTruth* t) {
     FuzzDecoy d{kind, h, ""};
     if (kind == "tcp_noise") {
       const double rate = std::round(r.U(20, 400));
-      j->effects.push_back(Make(Effect::Op::kRate, "hw_tcp_retransmits_total", h, -1e18, 1e18, rate, rate * 0.2));
+      j->effects.push_back(MakeEffect(Effect::Op::kRate, "hw_tcp_retransmits_total", h, -1e18, 1e18, rate, rate * 0.2));
       d.detail = "TCP retransmits at ~" + std::to_string(static_cast<int>(rate)) + "/s for the whole run";
     } else if (kind == "hot_host") {
       const double add = std::round(r.U(12, 24));
-      j->effects.push_back(Make(Effect::Op::kAdd, "hw_gpu_temperature_celsius", h, -1e18, 1e18, add, 0.5));
+      j->effects.push_back(MakeEffect(Effect::Op::kAdd, "hw_gpu_temperature_celsius", h, -1e18, 1e18, add, 0.5));
       d.detail = "GPUs +" + std::to_string(static_cast<int>(add)) + " °C for the whole run (no throttling)";
     } else if (kind == "rdma_blip") {
       const double a = r.U(tl.metrics_start + 120, std::max(tl.metrics_start + 180, quiet_end - 600));
-      Effect e = Make(Effect::Op::kRate, "hw_rdma_tx_retx_pkts_total", h, a, a + r.U(120, 400), std::round(r.U(100, 1500)), 50);
+      Effect e = MakeEffect(Effect::Op::kRate, "hw_rdma_tx_retx_pkts_total", h, a, a + r.U(120, 400), std::round(r.U(100, 1500)), 50);
       e.label_match = "device=\"ionic_0\"";
       j->effects.push_back(e);
       d.detail = "a short RDMA retransmit burst well before any slowdown";
     } else if (kind == "missing_series") {
       static const std::vector<std::string> kPrefixes = {"hw_rdma_*", "ray_node_*", "hw_gpu_temperature_celsius", "hw_tcp_*"};
       d.detail = r.Pick(kPrefixes);
-      j->effects.push_back(Make(Effect::Op::kDrop, d.detail, h, -1e18, 1e18, 0, 0));
+      j->effects.push_back(MakeEffect(Effect::Op::kDrop, d.detail, h, -1e18, 1e18, 0, 0));
     } else if (kind == "counter_reset") {
       static const std::vector<std::string> kCounters = {"hw_context_switches_total", "hw_tcp_retransmits_total",
                                                          "hw_net_rx_bytes_total", "hw_rdma_tx_bytes_total"};
       d.detail = r.Pick(kCounters);
-      j->effects.push_back(Make(Effect::Op::kReset, d.detail, h, r.U(tl.metrics_start + 300, tl.metrics_end - 300), 1e18, 0, 0));
+      j->effects.push_back(MakeEffect(Effect::Op::kReset, d.detail, h, r.U(tl.metrics_start + 300, tl.metrics_end - 300), 1e18, 0, 0));
     } else if (kind == "scrape_gap") {
       const double a = r.U(tl.metrics_start + 300, std::max(tl.metrics_start + 400, tl.metrics_end - 900));
       const double len = r.U(120, 480);
-      j->effects.push_back(Make(Effect::Op::kDrop, "*", h, a, a + len, 0, 0));
+      j->effects.push_back(MakeEffect(Effect::Op::kDrop, "*", h, a, a + len, 0, 0));
       d.detail = std::to_string(static_cast<int>(len)) + " s without scrapes";
     } else {
       const double delay = r.U(120, 600);
-      j->effects.push_back(Make(Effect::Op::kDrop, "*", h, -1e18, tl.metrics_start + delay, 0, 0));
+      j->effects.push_back(MakeEffect(Effect::Op::kDrop, "*", h, -1e18, tl.metrics_start + delay, 0, 0));
       d.detail = "first scraped " + std::to_string(static_cast<int>(delay)) + " s after the others";
     }
     t->decoys.push_back(d);

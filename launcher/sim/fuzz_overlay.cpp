@@ -7,6 +7,19 @@
 #include "launcher/sim/openmetrics_writer.h"
 
 namespace mt::launch::sim {
+
+Effect MakeEffect(Effect::Op op, const std::string& metric, const std::string& host, double t0, double t1,
+                  double value, double noise) {
+  Effect e;
+  e.op = op;
+  e.metric = metric;
+  e.host = host;
+  e.t0 = t0;
+  e.t1 = t1;
+  e.value = value;
+  e.noise = noise;
+  return e;
+}
 namespace {
 
 bool EndsWith(const std::string& s, const char* x) {

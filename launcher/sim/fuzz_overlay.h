@@ -35,6 +35,10 @@ struct Effect {
   double noise = 0;         // ± uniform noise on the added / set value
 };
 
+// An effect on one host's metric over [t0, t1].
+Effect MakeEffect(Effect::Op op, const std::string& metric, const std::string& host, double t0, double t1,
+                  double value, double noise = 0);
+
 class Overlay {
  public:
   Overlay(uint64_t seed, std::vector<Effect> effects) : seed_(seed), effects_(std::move(effects)) {}

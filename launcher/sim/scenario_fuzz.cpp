@@ -95,15 +95,7 @@ std::vector<std::string> Culprits(FuzzRng& r, const Scenario& s, int k, bool spa
 
 void Add(FuzzJob* j, Effect::Op op, const std::string& metric, const std::string& host, double t0, double t1, double v,
          double noise = 0) {
-  Effect e;
-  e.op = op;
-  e.metric = metric;
-  e.host = host;
-  e.t0 = t0;
-  e.t1 = t1;
-  e.value = v;
-  e.noise = noise;
-  j->effects.push_back(e);
+  j->effects.push_back(MakeEffect(op, metric, host, t0, t1, v, noise));
 }
 
 // Families that slow every step while they last (a straggler gates every collective).

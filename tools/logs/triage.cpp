@@ -1,7 +1,6 @@
 #include "tools/logs/triage.h"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -26,14 +25,6 @@ constexpr size_t kEvidenceBrief = 5;
 constexpr size_t kEvidenceFull = 50;
 constexpr size_t kNextStepsBrief = 4;
 
-std::optional<int64_t> StepSetting(const LogScan& s, const std::string& key) {
-  auto v = JobSetting(s, key);
-  if (!v) return std::nullopt;
-  int64_t n = 0;
-  auto r = std::from_chars(v->data(), v->data() + v->size(), n);
-  if (r.ec != std::errc() || r.ptr != v->data() + v->size()) return std::nullopt;
-  return n;
-}
 
 std::string ShortTime(double seconds) {
   char buf[64];
@@ -206,7 +197,7 @@ Timeline ReadTimeline(const JobViews& v, const CandidateScan& cs, bool fatal_pre
     if (c2.last_activity != kNoTime && (t.clock.last_activity == kNoTime || c2.last_activity > t.clock.last_activity))
       t.clock = c2;
   }
-  std::optional<int64_t> total = StepSetting(ss, "steps");
+  std::optional<int64_t> total = JobSettingInt(ss, "steps");
   if (!total && ss.step_total > 0) total = ss.step_total;
   t.finished_all = total && !ss.steps.empty() && ss.steps.back().step >= *total - 1;
   t.life = ReadLifecycle(ps, t.finished_all);

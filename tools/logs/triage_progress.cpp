@@ -64,11 +64,15 @@ std::optional<std::string> JobSetting(const LogScan& scan, const std::string& ke
   return std::nullopt;
 }
 
+std::optional<int64_t> JobSettingInt(const LogScan& scan, const std::string& key) {
+  return ToInt(JobSetting(scan, key));
+}
+
 Progress ComputeProgress(const LogScan& scan, const LivenessClock& clock, int64_t now, int64_t end_time) {
   Progress p;
   const auto& steps = scan.steps;
   p.steps_seen = steps.size();
-  p.total_steps = ToInt(JobSetting(scan, "steps"));
+  p.total_steps = JobSettingInt(scan, "steps");
   if (!p.total_steps && scan.step_total > 0) p.total_steps = scan.step_total;   // "iteration 100/ 5000"
   if (!steps.empty()) {
     p.first_step = steps.front().step;
@@ -117,7 +121,7 @@ Progress ComputeProgress(const LogScan& scan, const LivenessClock& clock, int64_
   }
   // Checkpoints.
   bool ckpt_on = Truthy(JobSetting(scan, "enable_checkpointing")) || !scan.checkpoint_steps.empty();
-  if (auto period = ToInt(JobSetting(scan, "checkpoint_period")); period && *period > 0) {
+  if (auto period = JobSettingInt(scan, "checkpoint_period"); period && *period > 0) {
     p.checkpoint_period = period;
   } else if (ckpt_on) {
     p.checkpoint_period = kAssumedCheckpointPeriod;

@@ -12,6 +12,8 @@ namespace mt::tools {
 
 // PASSTHROUGH_ARGS "key=value" (last wins) or, failing that, `Config param key`.
 std::optional<std::string> JobSetting(const LogScan& scan, const std::string& key);
+// The same setting as an integer (nullopt when absent or not a number).
+std::optional<int64_t> JobSettingInt(const LogScan& scan, const std::string& key);
 
 struct Progress {
   std::optional<int64_t> first_step, last_step, restored_from_step;
