@@ -61,7 +61,13 @@ Json OutputSchema() {
                 {"notes", {{"type", "array"}, {"items", {{"type", "string"}}}}},
                 {"more", {{"type", "array"}}},
                 {"truncated", {{"type", "boolean"}}},
-                {"omitted", {{"type", "string"}}}}}};
+                {"omitted", {{"type", "string"}}},
+                // The pair's diagnosis (tools/compare/pair_diagnosis.h).
+                {"significant", {{"type", "boolean"}}},
+                {"family", {{"type", "string"}}},
+                {"uniform", {{"type", "boolean"}}},
+                {"culprits", {{"type", "array"}, {"items", {{"type", "object"}, {"required", {"host", "family", "job_side", "metric"}}}}}},
+                {"why", {{"type", "string"}}}}}};
 }
 
 void Bound(Json& out, size_t max_tokens) {

@@ -10,6 +10,7 @@
 #include "tools/common/iso_time.h"
 #include "tools/tsdb/prometheus_client.h"
 #include "tools/catalog/triage_log_tool.h"
+#include "tools/tsdb/tsdb_attribution.h"
 #include "tools/tsdb/tsdb_modes.h"
 
 namespace mt::tools {
@@ -75,6 +76,18 @@ Json OutputSchema() {
                {"additionalProperties", false},
                {"properties", {{"source", {{"enum", {"live", "private copy"}}}}, {"data_start", Str()}, {"data_end", Str()},
                                {"blocks", {{"type", "integer"}}}, {"note", Str()}}}};
+  // playbook auto: the attributed family and the hosts to blame (tools/tsdb/tsdb_attribution.h).
+  Json family = {{"enum", {"none", "thermal", "rdma", "tcp", "io_stall", "cpu_contention", "node_death", "host_oom",
+                           "collective_hang", "training", "unknown"}}};
+  Json culprit = {{"type", "object"},
+                  {"required", {"host", "family", "onset", "confidence", "metric"}},
+                  {"additionalProperties", false},
+                  {"properties", {{"host", Str()}, {"family", family}, {"onset", Str()}, {"onset_step", {{"type", "integer"}}},
+                                  {"confidence", Num()}, {"metric", Str()}, {"baseline", Num()}, {"during", Num()}, {"score", Num()}}}};
+  Json attribution = {{"type", "object"},
+                      {"required", {"symptom", "checks", "why"}},
+                      {"properties", {{"symptom", {{"type", "object"}}}, {"checks", {{"type", "array"}}}, {"why", Str()},
+                                      {"undecided", Str()}, {"playbook_chosen_because", Str()}}}};
   return Json{{"type", "object"},
               {"required", {"mode", "job", "window", "tsdb", "hosts", "findings", "outliers", "verdict", "notes", "truncated"}},
               {"properties",
@@ -100,7 +113,11 @@ Json OutputSchema() {
                 {"host_ranking", {{"type", "array"}}},
                 {"points", {{"type", "object"}}},
                 {"step_seconds", Num()},
-                {"queries", {{"type", "integer"}}}}},
+                {"queries", {{"type", "integer"}}},
+                {"family", family},
+                {"uniform", {{"type", "boolean"}}},
+                {"culprits", {{"type", "array"}, {"items", culprit}}},
+                {"attribution", attribution}}},
               {"additionalProperties", false}};
 }
 
@@ -234,7 +251,6 @@ Json QueryTsdbStructured(const JobFiles& job, const Json& args, TsdbManager& man
     pq.points = args.value("points", 20);
   } else if (mode == "playbook") {
     playbook = args.value("playbook", std::string("auto"));
-    if (playbook == "auto") playbook = PlaybookForClass(triage.is_object() ? triage.value("class", "") : "");
     if (start || end) window = TsdbWindow{start.value_or(data.start), end.value_or(data.end)};
     if (window && window->end <= window->start) throw std::invalid_argument("end must be after start");
   } else if (mode == "correlate") {
@@ -243,6 +259,8 @@ Json QueryTsdbStructured(const JobFiles& job, const Json& args, TsdbManager& man
     if (!at && !at_step) throw std::invalid_argument("mode correlate needs `time` or `training_step`");
   }
 
+  std::optional<Attribution> attribution;
+  std::string chosen_because;
   auto run = [&](TsdbLease& lease) {
     PrometheusClient client(lease.url());
     if (lease.source() == "live") {
@@ -258,7 +276,16 @@ Json QueryTsdbStructured(const JobFiles& job, const Json& args, TsdbManager& man
     ModeResult r;
     if (mode == "discover") r = RunDiscover(ctx, triage);
     else if (mode == "promql") r = RunPromql(ctx, pq);
-    else if (mode == "playbook") r = RunPlaybook(ctx, playbook, triage, window);
+    else if (mode == "playbook") {
+      if (playbook == "auto") {
+        // Attribution runs the cheap check of every family; its family picks the playbook.
+        attribution = Attribute(ctx, triage);
+        auto choice = ChooseAutoPlaybook(*attribution, triage.is_object() ? triage.value("class", "") : "");
+        playbook = choice.playbook;
+        chosen_because = choice.because;
+      }
+      r = RunPlaybook(ctx, playbook, triage, window);
+    }
     else {
       double t = at.value_or(0);
       if (at_step) {
@@ -285,6 +312,11 @@ Json QueryTsdbStructured(const JobFiles& job, const Json& args, TsdbManager& man
     if (!lease.note().empty()) out["tsdb"]["note"] = lease.note();
     if (hs.size() > 64) out["hosts_total"] = hs.size();
     if (mode == "playbook") out["playbook"] = playbook;
+    if (attribution) {
+      const Json fields = AttributionJson(*attribution, ctx);
+      for (auto it = fields.begin(); it != fields.end(); ++it) out[it.key()] = *it;
+      out["attribution"]["playbook_chosen_because"] = chosen_because;
+    }
     for (auto& [k, v] : r.extra.items()) out[k] = v;
     out["queries"] = ctx.queries();
     if (stats)

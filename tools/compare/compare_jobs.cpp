@@ -7,6 +7,7 @@
 
 #include "tools/compare/compare_config.h"
 #include "tools/compare/compare_tsdb.h"
+#include "tools/compare/pair_diagnosis.h"
 #include "tools/perf/perf_analysis.h"
 #include "tools/tsdb/prometheus_client.h"
 #include "tools/logs/scan_cache.h"
@@ -266,6 +267,8 @@ Json ComparePair(const Workspace& ws, const JobInfo& A, const JobInfo& B, const 
   Json out = {{"a", ida},          {"b", idb},         {"tgs", tgs},     {"config_diff", cd},
               {"metrics", metrics}, {"metrics_significant", significant_total},
               {"log_diff", log_diff}, {"tsdb", tsdb},  {"verdict", v},   {"notes", notes}};
+  const Json diagnosis = PairDiagnosis(sweep, tsdb["used"].get<bool>());
+  for (auto it = diagnosis.begin(); it != diagnosis.end(); ++it) out[it.key()] = *it;
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include "mcp/call_context.h"
 #include "tools/tsdb/prometheus_client.h"
 #include "tools/common/stats.h"
+#include "tools/tsdb/tsdb_attribution.h"
 #include "tools/tsdb/tsdb_blocks.h"
 #include "tools/tsdb/tsdb_context.h"
 
@@ -62,6 +63,9 @@ MetricComparison CompareHostValues(const std::string& metric, bool counter, cons
   // Counter rates of rare events (retransmits, RAS errors) need an absolute floor: 0.1/s
   // is noise; gauges get a tiny one so that identical constants compare as equal.
   double floor = std::max(kRelFloor * mag, counter ? 0.1 : 1e-9);
+  // A difference smaller than what matters in the metric's units (2 runnable threads, a
+  // hundredth of a percent of I/O pressure) is no difference, however quiet the hosts.
+  const double matters = MetricFloor(metric);
   double na = std::max(sa, floor), nb = std::max(sb, floor);
   c.a = med_a;
   c.b = med_b;
@@ -95,7 +99,7 @@ MetricComparison CompareHostValues(const std::string& metric, bool counter, cons
     double lo = *std::min_element(other.begin(), other.end()), hi = *std::max_element(other.begin(), other.end());
     for (const auto& [h, x] : self.values) {
       double vs_other = std::fabs(x - med_other), vs_self = std::fabs(x - med_self);
-      double min_abs = std::max(0.1 * std::max(std::fabs(med_other), std::fabs(med_self)), counter ? 1.0 : 1e-9);
+      double min_abs = std::max({0.1 * std::max(std::fabs(med_other), std::fabs(med_self)), counter ? 1.0 : 1e-9, matters});
         // Beyond every host of the other job, not just its median: heterogeneity both jobs
       // share (one warm host in each) is not a difference between them.
       double margin = 0.1 * vs_other;
@@ -115,7 +119,7 @@ MetricComparison CompareHostValues(const std::string& metric, bool counter, cons
     return value_of[x.first] != value_of[y.first] ? std::fabs(value_of[x.first]) > std::fabs(value_of[y.first]) : x.first < y.first;
   });
 
-  bool uniform_sig = uniform >= kUniformSignificant && (c.hosts_consistent || common == 0);
+  bool uniform_sig = uniform >= kUniformSignificant && (c.hosts_consistent || common == 0) && std::fabs(c.delta) >= matters;
   bool hosts_sig = !out.empty() && out.size() * 2 <= std::max(ha.values.size(), hb.values.size());
   c.score = std::max(uniform_sig ? uniform : std::min(uniform, kUniformSignificant), hosts_sig ? concentrated : 0.0);
   if (uniform_sig && (!hosts_sig || uniform >= concentrated)) {

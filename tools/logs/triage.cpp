@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "tools/common/iso_time.h"
-#include "tools/logs/tgs_phases.h"
+#include "tools/common/tgs_phases.h"
 #include "tools/logs/triage_evidence.h"
 #include "tools/logs/triage_heartbeat.h"
 #include "tools/logs/triage_json.h"

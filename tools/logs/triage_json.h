@@ -7,7 +7,7 @@
 
 #include "mcp/json.h"
 #include "tools/logs/log_scanner.h"
-#include "tools/logs/tgs_phases.h"
+#include "tools/common/tgs_phases.h"
 #include "tools/logs/triage_heartbeat.h"
 #include "tools/logs/triage_progress.h"
 #include "tools/logs/triage_root_cause.h"

@@ -11,7 +11,7 @@
 #include "tools/perf/perf_peaks.h"
 #include "tools/perf/report_perf_html.h"
 #include "tools/logs/scan_cache.h"
-#include "tools/logs/tgs_phases.h"
+#include "tools/common/tgs_phases.h"
 #include "tools/logs/triage.h"
 #include "tools/tsdb/tsdb_blocks.h"
 #include "tools/tsdb/tsdb_context.h"

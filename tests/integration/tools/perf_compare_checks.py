@@ -54,6 +54,8 @@ check(w is not None and "restore" in w["note"], "the two extra waves are tied to
 keys = {d["key"]: d for d in c["config_diff"]}
 check(keys.get("enable_single_replica_ckpt_restoring", {}).get("b") == "true", "config diff names the single-replica restore")
 check("hw_procs_running" in c["verdict"] and "-1.0 %" in c["verdict"], "verdict says it")
+check(c["significant"] and c["family"] == "cpu_contention" and c["uniform"] and c["culprits"] == [],
+      f"8101 vs 8102 diagnosis: a uniform cpu_contention difference, no host blamed ({c['family']}, {c['why']})")
 
 # ---- 8308 vs 8309: RDMA retransmits on four hosts, different node counts ---------------------
 c = json.loads(run("compare", "8308", "8309", "--json").stdout)   # judged at each TSDB's end
@@ -69,6 +71,10 @@ check(hd is not None and sorted(hd["a"].split(",")) == ["chi2822", "chi2834", "c
       f"config diff: the hosts only 8308 ran on ({hd})")
 check([j["status"] for j in c["jobs"]] == ["running", "running"], "both judged at the end of their TSDB data: running")
 check(c["tgs"]["delta_pct"] > 5, f"8309 faster than 8308 over the overlap ({c['tgs']['delta_pct']} %)")
+got = sorted((k["host"], k["job_side"]) for k in c["culprits"])
+check(c["significant"] and c["family"] == "rdma" and not c["uniform"] and
+      got == [("chi2822", "a"), ("chi2834", "a"), ("chi2835", "a"), ("chi2882", "a")],
+      f"8308 vs 8309 diagnosis: rdma on the four hosts of 8308 ({c['family']}, {got})")
 
 # ---- 8104: perf_analysis ----------------------------------------------------------------------
 p = runj("perf", "8104")

@@ -64,6 +64,20 @@ check("busy-wait hang" in h["verdict"] and power["power_fell_at"] is not None an
 check(power["power_fell_at"].startswith("2026-02-11T17:1"), f"7877: power fell at the last step (~17:15Z): {power['power_fell_at']}")
 auto = mtj("7877", "--playbook", "auto")
 check(auto["playbook"] == "hang", "7877: --playbook auto picks hang from triage")
+check(auto["family"] == "collective_hang" and auto["culprits"] == [] and auto["attribution"]["symptom"]["kind"] == "stop",
+      f"7877 auto: a stop attributed to a collective hang, no host blamed ({auto['family']}, {auto['culprits']})")
+
+# ---- playbook auto's attribution on every case study: family and culprit hosts ------------------
+for job, family, culprits, playbook in [("8308", "rdma", ["chi2822", "chi2834", "chi2835", "chi2882"], "network_health"),
+                                        ("8309", "none", [], "training_stability"), ("8043", "none", [], "heartbeat"),
+                                        ("7938", "training", [], "training_stability")]:
+    a = mtj(job, "--playbook", "auto")
+    got = sorted(c["host"] for c in a["culprits"])
+    check(a["family"] == family and got == culprits and a["playbook"] == playbook,
+          f"{job} auto: family {a['family']}, culprits {got}, playbook {a['playbook']} "
+          f"({a['attribution']['playbook_chosen_because'][:120]})")
+    for c in a["culprits"]:
+        check(c["family"] == family and 0 < c["confidence"] <= 1 and c["onset"].startswith("20"), f"{job}: culprit {c}")
 
 # ---- 8308 / 8309: network_health and correlate ------------------------------------------------
 n = mtj("8308", "--playbook", "network_health")

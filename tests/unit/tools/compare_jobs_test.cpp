@@ -101,6 +101,22 @@ TEST(CompareHostValues, HeterogeneityBothJobsShareIsNotADifference) {
   EXPECT_TRUE(c.hosts.empty());
 }
 
+TEST(CompareHostValues, DifferencesBelowWhatMattersInTheUnitsAreNone) {
+  // Quiet hosts make tiny differences many noise units wide: one runnable thread fewer on
+  // two hosts of another allocation, a hundredth of a percent of I/O pressure on four.
+  HostValues a, b, c, d;
+  for (int i = 0; i < 12; ++i) a.values.emplace_back(Host(i), 8);
+  for (int i = 0; i < 8; ++i) b.values.emplace_back(Host(100 + i), i < 2 ? 7 : 8);
+  EXPECT_FALSE(CompareHostValues("hw_procs_running", false, a, b).significant);
+  for (int i = 0; i < 24; ++i) c.values.emplace_back(Host(i), 0.06);
+  for (int i = 0; i < 24; ++i) d.values.emplace_back(Host(i), i % 6 == 0 ? 0.05 : 0.06);
+  EXPECT_FALSE(CompareHostValues("hw_io_pressure_some_pct", false, c, d).significant);
+  // The same hosts four threads busier are a difference.
+  HostValues e;
+  for (int i = 0; i < 8; ++i) e.values.emplace_back(Host(100 + i), i < 2 ? 14 : 8);
+  EXPECT_TRUE(CompareHostValues("hw_procs_running", false, a, e).significant);
+}
+
 TEST(CompareHostValues, SmallButRealUniformShiftIsFound) {
   std::mt19937 rng(3);
   // -6.7 % on every host: beyond the 1 % noise floor by more than 5 units.

@@ -1,4 +1,4 @@
-#include "tools/logs/tgs_phases.h"
+#include "tools/common/tgs_phases.h"
 
 #include <gtest/gtest.h>
 

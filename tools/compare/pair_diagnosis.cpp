@@ -1,0 +1,54 @@
+#include "tools/compare/pair_diagnosis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "tools/tsdb/tsdb_attribution.h"
+#include "tools/tsdb/tsdb_context.h"
+#include "tools/tsdb/tsdb_series.h"
+
+namespace mt::tools {
+
+Json PairDiagnosis(const ContentionSweepResult& sweep, bool tsdb_used) {
+  Json out = {{"significant", false}, {"family", tsdb_used ? "none" : "unknown"}, {"uniform", false}, {"culprits", Json::array()}};
+  if (!tsdb_used) {
+    out["why"] = "no TSDB comparison: the logs alone cannot attribute a difference to hosts";
+    return out;
+  }
+  // The strongest significant host metric (the sweep ranks contention metrics first, by score).
+  const MetricComparison* top = nullptr;
+  for (const auto& m : sweep.metrics)
+    if (m.significant && m.kind == "contention" && (top == nullptr || m.score > top->score)) top = &m;
+  if (top == nullptr) {
+    out["why"] = "no host metric differs beyond noise between the jobs";
+    return out;
+  }
+  const std::string family = FamilyOfMetric(top->metric);
+  out["significant"] = true;
+  out["family"] = family;
+  out["uniform"] = top->pattern == "uniform";
+  if (top->pattern == "uniform") {
+    out["why"] = top->metric + " moved from " + Num(top->a) + " to " + Num(top->b) + " (median over hosts)" +
+                 (top->hosts_consistent ? " on every common host" : "") + ": a cause the hosts share, no host to blame";
+    return out;
+  }
+  // Hosts that stand out in the family's significant metrics.
+  std::set<std::string> seen;
+  for (const auto& m : sweep.metrics) {
+    if (!m.significant || m.pattern != "hosts" || FamilyOfMetric(m.metric) != family) continue;
+    for (const auto& [h, v] : m.hosts) {
+      if (!seen.insert(h).second) continue;
+      // The host test's bar is 8 noise units (compare_tsdb.h): 0.5 there, 0.94 at four times it.
+      const double confidence = Round(std::min(0.99, 1 - std::pow(0.5, m.score / 8)), 2);
+      out["culprits"].push_back({{"host", h}, {"family", family}, {"job_side", m.hosts_in}, {"metric", m.metric},
+                                 {"value", Round(v)}, {"baseline", Round(m.hosts_in == "a" ? m.b : m.a)},
+                                 {"confidence", confidence}});
+    }
+  }
+  out["why"] = top->metric + " stands out on " + std::to_string(out["culprits"].size()) +
+               " host(s) against their own job and every host of the other";
+  return out;
+}
+
+}  // namespace mt::tools

@@ -1,0 +1,324 @@
+#include "tools/tsdb/tsdb_attribution.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "tools/common/stats.h"
+#include "tools/tsdb/host_shift.h"
+#include "tools/tsdb/tsdb_modes.h"
+
+namespace mt::tools {
+namespace {
+
+// One signal per family, aggregated per host; the floor is the smallest shift that matters
+// in the signal's units (a healthy host's retransmits are ~0/s, its temperature moves a
+// few °C with load, its runnable threads jitter by a few).
+struct FamilySignal {
+  const char* family;
+  const char* metric;
+  const char* expr;   // `%R` is replaced by the rate window
+  double floor;
+};
+const std::vector<FamilySignal>& Signals() {
+  static const std::vector<FamilySignal> k = {
+      {"thermal", "hw_gpu_temperature_celsius", "max by (host) (hw_gpu_temperature_celsius)", 6},
+      {"rdma", "hw_rdma_tx_retx_pkts_total", "sum by (host) (rate(hw_rdma_tx_retx_pkts_total[%R]))", 5},
+      {"tcp", "hw_tcp_retransmits_total", "sum by (host) (rate(hw_tcp_retransmits_total[%R]))", 5},
+      {"io_stall", "hw_io_pressure_full_pct", "max by (host) (hw_io_pressure_full_pct)", 5},
+      {"cpu_contention", "hw_procs_running", "max by (host) (hw_procs_running)", 4},
+  };
+  return k;
+}
+
+std::string WithRate(std::string expr, double scrape) {
+  auto at = expr.find("%R");
+  if (at != std::string::npos) expr.replace(at, 2, PromDuration(std::max(60.0, 3 * scrape)));
+  return expr;
+}
+
+double Confidence(double score, double threshold) { return Round(std::min(0.99, 1 - std::pow(0.5, score / threshold)), 2); }
+
+std::vector<HostSeries> PerHostSeries(TsdbContext& tsdb, const std::string& expr, double step) {
+  std::vector<HostSeries> out;
+  for (auto& s : tsdb.Range(expr, tsdb.data(), step))
+    if (!s.label("host").empty()) out.push_back({s.label("host"), std::move(s.points)});
+  return out;
+}
+
+// Per slow segment, the hosts whose signal moved with it.
+FamilyCheck CheckFamily(TsdbContext& tsdb, const FamilySignal& f, const Symptom& sym, std::vector<Culprit>* culprits) {
+  FamilyCheck c;
+  c.family = f.family;
+  c.signal = f.metric;
+  const double margin = std::max(60.0, 3 * sym.scrape_s);
+  auto series = PerHostSeries(tsdb, WithRate(f.expr, sym.scrape_s), sym.scrape_s);
+  if (series.empty()) {
+    c.verdict = "no_data";
+    return c;
+  }
+  std::map<std::string, Culprit> best;
+  bool uniform = !sym.slow.empty();
+  for (const auto& g : sym.slow) {
+    SegmentShifts s = ShiftsInSegment(series, sym, g, f.floor, margin);
+    uniform = uniform && s.uniform;
+    c.median_shift = std::max(c.median_shift, s.median_shift);
+    if (s.uniform) c.score = std::max(c.score, s.uniform_score);
+    for (const auto& h : s.hosts) {
+      if (!h.culprit) continue;
+      const double threshold = h.own_baseline ? kCulpritScore : kCulpritScoreNoBaseline;
+      Culprit k{h.host, f.family, f.metric, h.onset, h.baseline, h.during, h.score, Confidence(h.score, threshold)};
+      auto it = best.find(h.host);
+      if (it == best.end() || it->second.score < k.score) best[h.host] = k;
+    }
+  }
+  if (uniform) {
+    c.verdict = "uniform";
+    return c;   // a shift every host shares names no host
+  }
+  for (auto& [h, k] : best) {
+    c.hosts.push_back(h);
+    c.score = std::max(c.score, k.score);
+    culprits->push_back(k);
+  }
+  c.verdict = c.hosts.empty() ? "quiet" : "aligned";
+  return c;
+}
+
+// Hosts whose `up` samples end (or read 0) while the others report on: the raw samples,
+// since a range query would repeat a vanished host's last value for five minutes.
+std::map<std::string, double> VanishedHosts(TsdbContext& tsdb, double scrape) {
+  std::map<std::string, double> last_seen;
+  const std::string d = PromDuration(tsdb.data().seconds() + 60);
+  for (const auto& s : tsdb.Instant("up[" + d + "]", tsdb.data().end)) {
+    const std::string h = s.label("host");
+    if (h.empty()) continue;
+    double& seen = last_seen.emplace(h, -1).first->second;
+    for (const auto& p : s.points)
+      if (p.v >= 1) seen = std::max(seen, p.t);
+  }
+  double end_all = -1;
+  for (const auto& [h, t] : last_seen) end_all = std::max(end_all, t);
+  std::map<std::string, double> out;
+  for (const auto& [h, t] : last_seen)
+    if (t > 0 && end_all - t >= std::max(300.0, 5 * scrape)) out[h] = t;
+  return out;
+}
+
+// Hosts whose GPUs counted uncorrectable memory/link errors or fatal PCIe errors: a node
+// failing in hardware, whether or not it lived long enough to stop reporting.
+std::map<std::string, double> FatalHardware(TsdbContext& tsdb) {
+  const std::string d = PromDuration(tsdb.data().seconds() + 60);
+  std::map<std::string, double> total, out;
+  for (const char* m : {"hw_gpu_ras_umc_ue_total", "hw_gpu_ras_xgmi_ue_total", "hw_gpu_ras_gfx_ue_total", "hw_gpu_pcie_fatal_total"})
+    for (const auto& [h, v] : tsdb.PerHost(std::string("sum by (host) (increase(") + m + "[" + d + "]))", tsdb.data().end))
+      total[h] += v;
+  for (const auto& [h, v] : total)
+    if (v >= 0.5) out[h] = v;
+  return out;
+}
+
+void Stop(TsdbContext& tsdb, Attribution* a) {
+  const Symptom& s = a->symptom;
+  const double stop = *s.progress_end;
+  tsdb.Progress("attribution: who left the collective");
+  const double a0 = std::max(tsdb.data().start, stop - 1800), a1 = std::min(tsdb.data().end, stop + 1800);
+  auto oom = tsdb.PerHost("sum by (host) (increase(hw_oom_kills_total[" + PromDuration(a1 - a0) + "]))", a1);
+  const std::string d = PromDuration(a1 - a0);
+  auto mem = tsdb.PerHost("max by (host) (max_over_time(ray_node_mem_used[" + d + "])) / max by (host) (max_over_time(ray_node_mem_total[" + d + "]))", a1);
+  const double u0 = stop + 2 * s.scrape_s, u1 = std::min(tsdb.data().end, stop + 900);
+  auto util = tsdb.PerHost("avg by (host) (avg_over_time(ray_node_gpus_utilization[" + PromDuration(u1 - u0) + "]))", u1);
+  std::vector<std::string> killed, idle;
+  for (const auto& [h, v] : oom)
+    if (v >= 0.5) killed.push_back(h);
+  for (const auto& [h, v] : util)
+    if (v < 20) idle.push_back(h);
+  FamilyCheck c{"host_oom", "hw_oom_kills_total", killed.empty() ? "quiet" : "aligned", killed, 0, 0};
+  a->checks.push_back(c);
+  if (!killed.empty()) {
+    a->family = "host_oom";
+    for (const auto& h : killed)
+      a->culprits.push_back({h, "host_oom", "hw_oom_kills_total", stop, 0, oom[h], 10, 0.95});
+    a->why = "the kernel's OOM killer fired on " + std::to_string(killed.size()) + " host(s) within 30 min of the stop";
+    return;
+  }
+  std::vector<std::string> full;
+  for (const auto& [h, v] : mem)
+    if (v >= 0.95) full.push_back(h);
+  if (!full.empty() && full.size() * 4 <= mem.size()) {
+    a->family = "host_oom";
+    for (const auto& h : full) a->culprits.push_back({h, "host_oom", "ray_node_mem_used", stop, 0, mem[h], 6, 0.7});
+    a->why = "host memory reached ≥ 95 % of its total on " + std::to_string(full.size()) + " host(s) before the stop";
+    return;
+  }
+  a->family = "collective_hang";
+  if (!idle.empty() && idle.size() * 4 <= util.size()) {
+    for (const auto& h : idle) a->culprits.push_back({h, "collective_hang", "ray_node_gpus_utilization", stop, 100, util[h], 6, 0.7});
+    a->why = "every GPU but those of " + std::to_string(idle.size()) +
+             " host(s) spins in a collective after the stop; those went idle: their process left first (its log says why)";
+    return;
+  }
+  a->why = "every host still reports and its GPUs spin in a collective: a collective hang, which no host metric attributes "
+           "(the first rank to stop is in the log, or in a py-spy dump)";
+}
+
+// The training's own scalars (node 0's exporter) against their healthy level.
+std::string TrainingScalarMoved(TsdbContext& tsdb, const Symptom& sym) {
+  const SlowSegment& g = sym.slow.front();
+  for (const char* m : {"tb_learning_moe_lb_loss", "tb_learning_grad_norm"}) {
+    auto series = PerHostSeries(tsdb, std::string("max by (host) (") + m + ")", sym.scrape_s);
+    if (series.empty()) continue;
+    SlowSegment early = g;
+    early.t1 = std::min(g.t1, g.t0 + std::max(600.0, (g.t1 - g.t0) / 3));
+    for (const auto& s : series) {
+      SegmentShifts sh = ShiftsInSegment({s}, sym, early, 0, sym.scrape_s);
+      if (sh.hosts.empty() || !sh.hosts[0].own_baseline) continue;
+      const HostShift& h = sh.hosts[0];
+      if (h.shift > 6 * h.noise && h.shift > 0.1 * std::fabs(h.baseline))
+        return std::string(m) + " rose from " + Num(h.baseline) + " to " + Num(h.during) + " at the onset";
+    }
+  }
+  return "";
+}
+
+void Slowdown(TsdbContext& tsdb, Attribution* a) {
+  const Symptom& s = a->symptom;
+  std::vector<FamilyCheck> checks;
+  std::vector<std::vector<Culprit>> per_family;
+  for (const auto& f : Signals()) {
+    tsdb.Progress(std::string("attribution: ") + f.family);
+    per_family.emplace_back();
+    checks.push_back(CheckFamily(tsdb, f, s, &per_family.back()));
+  }
+  a->checks.insert(a->checks.end(), checks.begin(), checks.end());
+  size_t best = checks.size();
+  for (size_t i = 0; i < checks.size(); ++i) {
+    const auto& c = checks[i];
+    if ((c.verdict == "aligned" || c.verdict == "uniform") && (best == checks.size() || c.score > checks[best].score)) best = i;
+  }
+  if (best < checks.size()) {
+    const auto& c = checks[best];
+    a->family = c.family;
+    a->uniform = c.verdict == "uniform";
+    a->culprits = per_family[best];
+    a->why = a->uniform ? c.signal + " rose on nearly every host with the slowdown (median +" + Num(c.median_shift) +
+                              "): a cause every host shares, no host to blame"
+                        : c.signal + " moved with the slowdown on " + std::to_string(c.hosts.size()) +
+                              " host(s) beyond their own baseline and the other hosts";
+    return;
+  }
+  tsdb.Progress("attribution: training scalars");
+  const std::string moved = TrainingScalarMoved(tsdb, s);
+  if (!moved.empty()) {
+    a->family = "training";
+    a->why = "no host metric moved with the slowdown, and " + moved + ": the training itself";
+    return;
+  }
+  a->family = "unknown";
+  a->why = "no host metric and no training scalar moved with the slowdown";
+  a->undecided = "a profile of a slow step against a healthy one (perf_analysis), or compare_jobs against a healthy run, "
+                 "would show where the time goes";
+}
+
+}  // namespace
+
+Attribution Attribute(TsdbContext& tsdb, const Json& triage) {
+  Attribution a;
+  a.symptom = ReadSymptom(tsdb, triage);
+  tsdb.Progress("attribution: hosts that stopped reporting");
+  auto vanished = VanishedHosts(tsdb, a.symptom.scrape_s);
+  a.checks.push_back({"node_death", "up", vanished.empty() ? "quiet" : "aligned", {}, 0, 0});
+  for (const auto& [h, t] : vanished) a.checks.back().hosts.push_back(h);
+  if (!vanished.empty() && vanished.size() * 2 < tsdb.Hosts().size()) {
+    a.family = "node_death";
+    for (const auto& [h, t] : vanished) a.culprits.push_back({h, "node_death", "up", t, 1, 0, 10, 0.95});
+    a.why = std::to_string(vanished.size()) + " host(s) stopped reporting (last `up` " + IsoTime(vanished.begin()->second) +
+            ") while the others went on";
+    return a;
+  }
+  auto fatal = FatalHardware(tsdb);
+  a.checks.push_back({"node_death", "hw_gpu_ras_*_ue_total, hw_gpu_pcie_fatal_total", fatal.empty() ? "quiet" : "aligned", {}, 0, 0});
+  for (const auto& [h, n] : fatal) a.checks.back().hosts.push_back(h);
+  if (!fatal.empty() && fatal.size() * 2 < tsdb.Hosts().size()) {
+    a.family = "node_death";
+    for (const auto& [h, n] : fatal)
+      a.culprits.push_back({h, "node_death", "hw_gpu_ras_*_ue_total", a.symptom.progress_end.value_or(tsdb.data().end), 0, n, 10, 0.9});
+    a.why = std::to_string(fatal.size()) + " host(s) counted uncorrectable or fatal GPU errors: a node failing in hardware (drain it)";
+    return a;
+  }
+  if (a.symptom.kind == "stop") Stop(tsdb, &a);
+  else if (a.symptom.kind == "slowdown") Slowdown(tsdb, &a);
+  else if (a.symptom.kind == "none") {
+    a.family = "none";
+    a.why = "no symptom to attribute: " + a.symptom.why;
+  } else {
+    a.family = "unknown";
+    a.why = a.symptom.why;
+    a.undecided = "the job's TGS per step (its log, or tb_perf_per_device_tokens_per_sec in the TSDB) would give the times "
+                  "to align hosts with";
+  }
+  return a;
+}
+
+double MetricFloor(const std::string& m) {
+  for (const auto& f : Signals())
+    if (m == f.metric) return f.floor;
+  static const std::map<std::string, double> kOthers = {
+      {"hw_io_pressure_some_pct", 5}, {"hw_procs_blocked", 2}, {"ray_node_cpu_utilization", 5},
+      {"hw_gpu_power_watts", 50}, {"hw_rdma_tx_ack_timeout_total", 0.5}, {"hw_gpu_clock_mhz", 100}};
+  auto it = kOthers.find(m);
+  return it == kOthers.end() ? 0 : it->second;
+}
+
+std::string FamilyOfMetric(const std::string& m) {
+  auto has = [&m](const char* p) { return m.find(p) != std::string::npos; };
+  if (has("hw_rdma_")) return "rdma";
+  if (has("hw_tcp_")) return "tcp";
+  if (has("hw_gpu_temperature") || has("hw_gpu_clock") || has("hw_gpu_power")) return "thermal";
+  if (has("hw_io_pressure") || has("hw_procs_blocked") || has("hw_mem_dirty") || has("hw_mem_writeback")) return "io_stall";
+  if (has("hw_procs_running") || has("hw_context_switches") || has("ray_node_cpu_utilization")) return "cpu_contention";
+  if (has("hw_oom_kills") || has("ray_node_mem_used")) return "host_oom";
+  if (has("_ue_total") || has("pcie_fatal") || has("hw_dmesg_gpu")) return "node_death";
+  return "other";
+}
+
+std::string PlaybookForFamily(const std::string& family) {
+  if (family == "thermal") return "gpu_health";
+  if (family == "rdma" || family == "tcp") return "network_health";
+  if (family == "node_death") return "node_failure";
+  if (family == "host_oom") return "host_oom";
+  if (family == "collective_hang") return "hang";
+  return "training_stability";
+}
+
+PlaybookChoice ChooseAutoPlaybook(const Attribution& a, const std::string& triage_class) {
+  const std::string from_class = PlaybookForClass(triage_class);
+  const std::string cls = triage_class.empty() ? "none" : triage_class;
+  if (a.family == "none" || a.family == "unknown")
+    return {from_class, "triage class " + cls + "; the metrics attribute no fault (" + a.family + ")"};
+  if (!a.culprits.empty() || from_class == "training_stability" || from_class == PlaybookForFamily(a.family))
+    return {PlaybookForFamily(a.family), "the metrics point at " + a.family + ": " + a.why};
+  return {from_class, "triage class " + cls + " names its playbook; the metrics say " + a.family + " without a host to blame"};
+}
+
+Json AttributionJson(const Attribution& a, TsdbContext& tsdb) {
+  Json culprits = Json::array();
+  for (const auto& c : a.culprits) {
+    Json j = {{"host", c.host}, {"family", c.family}, {"onset", IsoTime(c.onset)}, {"confidence", c.confidence},
+              {"metric", c.metric}, {"baseline", Round(c.baseline)}, {"during", Round(c.during)}, {"score", Round(c.score, 3)}};
+    if (auto step = tsdb.StepAt(c.onset)) j["onset_step"] = *step;
+    culprits.push_back(std::move(j));
+  }
+  Json checks = Json::array();
+  for (const auto& c : a.checks) {
+    Json j = {{"family", c.family}, {"signal", c.signal}, {"verdict", c.verdict}, {"hosts", c.hosts}};
+    if (c.score != 0) j["score"] = Round(c.score, 3);
+    checks.push_back(std::move(j));
+  }
+  Json att = {{"symptom", SymptomJson(a.symptom)}, {"checks", checks}, {"why", a.why}};
+  if (!a.undecided.empty()) att["undecided"] = a.undecided;
+  return {{"family", a.family}, {"uniform", a.uniform}, {"culprits", culprits}, {"attribution", att}};
+}
+
+}  // namespace mt::tools
