@@ -1,6 +1,7 @@
 #include "launcher/launch/plan.h"
 
 #include "base/sha256.h"
+#include "launcher/launch/backend.h"
 #include "launcher/launch/env_policy.h"
 
 #include <chrono>
@@ -156,8 +157,8 @@ static bool ParsePositiveInt(const std::string& s, int* out) {
 
 std::string BuildPlan(const PlanRequest& req, Plan* out) {
   Plan p;
-  if (req.backend != "local" && req.backend != "slurm" && req.backend != "k8s")
-    return "unknown backend '" + req.backend + "' (local, slurm or k8s)";
+  const Backend* backend = FindBackend(req.backend);
+  if (backend == nullptr) return "unknown backend '" + req.backend + "' (" + BackendNamesText() + ")";
   if (req.nodes < 1 || req.nodes > 4096) return "node count must be 1..4096";
   std::error_code ec;
   if (req.workspace.empty() || !fs::is_directory(req.workspace, ec))
@@ -214,7 +215,7 @@ std::string BuildPlan(const PlanRequest& req, Plan* out) {
 
   p.nodes = req.nodes;
   p.scheduler_args = req.scheduler_args;
-  if (p.backend != "slurm" && !p.scheduler_args.empty())
+  if (!backend->takes_scheduler_args() && !p.scheduler_args.empty())
     return "the " + p.backend + " backend takes no scheduler arguments (got '" + p.scheduler_args[0] + "')";
   p.created = req.now_utc.empty() ? NowStamp() : req.now_utc;
   const std::string rnd = req.rand_hex.empty() ? RandHex4() : req.rand_hex;
@@ -223,12 +224,7 @@ std::string BuildPlan(const PlanRequest& req, Plan* out) {
   p.models_dir = fs::absolute(req.models_dir).lexically_normal();
   p.repo_dir = req.repo_dir.empty() ? fs::path() : fs::absolute(req.repo_dir).lexically_normal();
   p.artifact_dir = p.workspace / ".artifacts" / ("artifact_" + p.created + "_" + rnd);
-  if (p.backend == "local") p.job_id = "local_" + p.created + "_" + rnd;
-  if (p.backend == "k8s") {
-    std::string c = p.created;
-    c[8] = '-';
-    p.job_id = "k8s-" + c + "-" + rnd;
-  }
+  p.job_id = backend->JobIdBeforeSubmit(p, rnd);
   const std::string id = p.job_id.empty() ? "%j" : p.job_id;
   p.job_dir = p.workspace / JobDirName(p, id);
   p.log_path = p.workspace / (JobDirName(p, id) + ".log");
@@ -267,22 +263,7 @@ std::string BuildPlan(const PlanRequest& req, Plan* out) {
     p.stage_timeouts[k] = v;
   }
 
-  const std::string plan_json = (p.artifact_dir / "plan.json").string();
-  if (p.backend == "local") {
-    p.submit_argv = {p.binaries["mt-job"], "run", plan_json};
-  } else if (p.backend == "slurm") {
-    p.submit_argv = {"sbatch", "--parsable", "--hold", "--job-name=" + p.job_name,
-                     "--output=" + (p.workspace / ("%j-" + p.job_name + ".log")).string()};
-    if (p.pack_tasks) {
-      p.submit_argv.insert(p.submit_argv.end(), {"--nodes=1", "--ntasks=" + std::to_string(p.nodes), "--overcommit"});
-    } else {
-      p.submit_argv.insert(p.submit_argv.end(), {"--nodes=" + std::to_string(p.nodes), "--ntasks-per-node=1"});
-    }
-    p.submit_argv.insert(p.submit_argv.end(), p.scheduler_args.begin(), p.scheduler_args.end());
-    p.submit_argv.push_back((p.artifact_dir / "job.sbatch").string());
-  } else {
-    p.submit_argv = {"kubectl", "apply", "-f", (p.artifact_dir / "job.k8s.yaml").string()};
-  }
+  p.submit_argv = backend->SubmitCommand(p);
   p.hash = p.ComputeHash();
   *out = std::move(p);
   return "";

@@ -1,7 +1,8 @@
 // Submitting a plan and controlling the job afterwards. Every backend leaves the same
 // workspace layout (reference §2.3): the artifact, <id>-<name>.log, and <id>-<name>/ with
 // `artifact` and `log` links and .mt-launch.json (backend, id, process group, plan hash).
-// A submit that fails leaves nothing: no artifact, no job dir, no log.
+// A submit that fails leaves nothing: no artifact, no job dir, no log. The per-scheduler
+// parts live behind launch/backend.h; these functions dispatch through it.
 #pragma once
 #include <map>
 #include <string>
