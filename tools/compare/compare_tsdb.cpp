@@ -19,6 +19,7 @@ constexpr double kRelFloor = 0.01;
 constexpr double kUniformSignificant = 5;
 constexpr double kHostOutlier = 8;
 constexpr double kConsistentShare = 0.9;
+constexpr double kSignZ = 4;
 
 bool StartsWith(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 bool EndsWith(const std::string& s, const std::string& x) {
@@ -79,15 +80,23 @@ MetricComparison CompareHostValues(const std::string& metric, bool counter, cons
   double uniform = std::fabs(c.delta) / noise;
   std::map<std::string, double> mb(hb.values.begin(), hb.values.end());
   size_t common = 0, agree = 0;
+  std::vector<double> paired;
   for (const auto& [h, x] : ha.values) {
     auto it = mb.find(h);
     if (it == mb.end()) continue;
     ++common;
     double d = it->second - x;
+    paired.push_back(d);
     if (c.delta != 0 && d * c.delta > 0 && std::fabs(d) >= 0.5 * std::fabs(c.delta)) ++agree;
   }
   c.hosts_common = common;
   c.hosts_consistent = common >= 2 && c.delta != 0 && static_cast<double>(agree) >= kConsistentShare * static_cast<double>(common);
+  // On the same hosts, each host is its own control: hosts that differ from each other
+  // (one busier than the rest in both jobs) no longer hide a shift every host shares.
+  if (paired.size() >= 3) {
+    const double d = Quantile(paired, 0.5), paired_noise = std::max(RobustStd(paired), floor);
+    if (d * c.delta > 0) uniform = std::max(uniform, std::fabs(d) / paired_noise);
+  }
 
   // Hosts that stand out from their own job and from the other one.
   std::vector<std::pair<std::string, double>> out;   // host, score
@@ -119,6 +128,13 @@ MetricComparison CompareHostValues(const std::string& metric, bool counter, cons
     return value_of[x.first] != value_of[y.first] ? std::fabs(value_of[x.first]) > std::fabs(value_of[y.first]) : x.first < y.first;
   });
 
+  // Host consistency as a test of its own (a sign test over the common hosts): 26 of 28
+  // hosts moving the same way is no accident even when the hosts differ so much from each
+  // other that the shift is small against their spread. At least 16 hosts (z ≥ 4 needs
+  // 16 of 16), and a shift of 10 % and of what matters in the units.
+  const double sign_z = common > 0 ? (2.0 * static_cast<double>(agree) - static_cast<double>(common)) / std::sqrt(static_cast<double>(common)) : 0;
+  const bool consistent_shift = sign_z >= kSignZ && std::fabs(c.delta_pct) >= 10;
+  if (consistent_shift && c.hosts_consistent) uniform = std::max(uniform, sign_z);
   bool uniform_sig = uniform >= kUniformSignificant && (c.hosts_consistent || common == 0) && std::fabs(c.delta) >= matters;
   bool hosts_sig = !out.empty() && out.size() * 2 <= std::max(ha.values.size(), hb.values.size());
   c.score = std::max(uniform_sig ? uniform : std::min(uniform, kUniformSignificant), hosts_sig ? concentrated : 0.0);
@@ -199,7 +215,11 @@ ContentionSweepResult ContentionSweep(const ContentionSide& sa, const Contention
     for (int i = 0; i < 2; ++i) {
       Side& s = sides[i];
       std::string range = "[" + PromDuration(s.w.seconds()) + "]";
-      std::string expr = counter ? "sum by (host) (increase(" + m + range + ")) / " + std::to_string(std::max(1.0, s.w.seconds()))
+      // Counters: the upper quartile over the window of the 5-minute rate, sampled each
+      // minute. A difference between jobs is one that lasts a quarter of the window or
+      // more (a phase of retransmits on a few hosts); a burst of a few minutes on one host
+      // is not, though its mean over the window would be.
+      std::string expr = counter ? "sum by (host) (quantile_over_time(0.75, rate(" + m + "[5m])" + range.substr(0, range.size() - 1) + ":60s]))"
                                  : "avg by (host) (quantile_over_time(0.5, " + m + range + "))";
       for (const auto& [host, v] : s.ctx->PerHost(expr, s.w.end))
         if (std::isfinite(v)) hv[i].values.emplace_back(host, v);

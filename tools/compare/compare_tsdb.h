@@ -3,12 +3,15 @@
 // time through each TSDB's own tb_step), then compared.
 //
 // Per host: a gauge is the median over the window (spikes do not move it), a counter
-// (`*_total`) the per-second rate over the window (increase / seconds; counters count since
-// boot). Two patterns make a difference significant:
+// (`*_total`) the upper quartile over the window of its 5-minute per-second rate, sampled
+// each minute (a phase of a quarter of the window counts, a burst of a few minutes does
+// not; counters count since boot, resets are handled by rate). Two patterns make a difference significant:
 //  - uniform: the medians over hosts moved by more than 5 noise units, where the noise
 //    is the robust spread of the host values (at least 1 % of the value, or an absolute
-//    floor), and ≥ 90 % of the common hosts moved the same way by at least half of it
-//    (hosts_consistent) — e.g. hw_procs_running 18 → 35 on every host;
+//    floor) — or, on common hosts, the median per-host difference by more than 5 robust
+//    spreads of those differences (each host its own control), or a sign test over ≥ 16
+//    common hosts at z ≥ 4 with a shift of ≥ 10 % — and ≥ 90 % of the common hosts moved
+//    the same way by at least half of it (hosts_consistent) — e.g. hw_procs_running 18 → 35 on every host;
 //  - hosts: a few hosts stand out both from their own job and from the other job by more
 //    than 8 noise units and 10 %, beyond every host of the other job (heterogeneity both
 //    jobs share is no difference) — e.g. RDMA retransmits on four hosts of one job.

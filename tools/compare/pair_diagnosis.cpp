@@ -16,10 +16,13 @@ Json PairDiagnosis(const ContentionSweepResult& sweep, bool tsdb_used) {
     out["why"] = "no TSDB comparison: the logs alone cannot attribute a difference to hosts";
     return out;
   }
-  // The strongest significant host metric (the sweep ranks contention metrics first, by score).
+  // The strongest significant host metric whose size we can judge in its units (a
+  // MetricFloor): a job-wide 15 % change in congestion notifications or writeback bytes
+  // between two runs is the kind of drift every rerun has, listed in metrics[] but no
+  // diagnosis.
   const MetricComparison* top = nullptr;
   for (const auto& m : sweep.metrics)
-    if (m.significant && m.kind == "contention" && (top == nullptr || m.score > top->score)) top = &m;
+    if (m.significant && m.kind == "contention" && MetricFloor(m.metric) > 0 && (top == nullptr || m.score > top->score)) top = &m;
   if (top == nullptr) {
     out["why"] = "no host metric differs beyond noise between the jobs";
     return out;
@@ -36,7 +39,7 @@ Json PairDiagnosis(const ContentionSweepResult& sweep, bool tsdb_used) {
   // Hosts that stand out in the family's significant metrics.
   std::set<std::string> seen;
   for (const auto& m : sweep.metrics) {
-    if (!m.significant || m.pattern != "hosts" || FamilyOfMetric(m.metric) != family) continue;
+    if (!m.significant || m.pattern != "hosts" || FamilyOfMetric(m.metric) != family || MetricFloor(m.metric) <= 0) continue;
     for (const auto& [h, v] : m.hosts) {
       if (!seen.insert(h).second) continue;
       // The host test's bar is 8 noise units (compare_tsdb.h): 0.5 there, 0.94 at four times it.

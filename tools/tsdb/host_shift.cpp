@@ -8,13 +8,14 @@
 namespace mt::tools {
 namespace {
 
-// Samples of one host inside [a, b]; when the margins leave fewer than three, the whole
-// segment (a short phase still has a level).
+// Samples of one host inside [a, b]; when the margins leave too few, the whole segment.
+// A level needs kMinSamples: the median of two samples is half a single-scrape spike.
+constexpr size_t kMinSamples = 5;
 std::vector<double> Inside(const std::vector<TsdbPoint>& pts, double a, double b, double margin) {
   std::vector<double> v;
   for (const auto& p : pts)
     if (p.t >= a + margin && p.t <= b - margin) v.push_back(p.v);
-  if (v.size() >= 3 || margin == 0) return v;
+  if (v.size() >= kMinSamples || margin == 0) return v;
   return Inside(pts, a, b, 0);
 }
 
@@ -35,9 +36,22 @@ std::vector<double> Healthy(const std::vector<TsdbPoint>& pts, const Symptom& sy
     std::vector<double> v;
     for (const auto& p : pts)
       if (InHealthy(symptom, p.t, m)) v.push_back(p.v);
-    if (v.size() >= 3 || m == 0) return v;
+    if (v.size() >= kMinSamples || m == 0) return v;
   }
   return {};
+}
+
+// How much a level measured as a median over a stretch of samples varies: the robust
+// spread of the medians of consecutive blocks of five samples. Autocorrelation and slow
+// drift widen it as they should; single-sample jitter, which a median of many samples
+// averages away, does not (it is ~0.56 of the per-sample noise for white noise).
+double LevelNoise(const std::vector<double>& v) {
+  constexpr size_t kBlock = 5;
+  if (v.size() < 3 * kBlock) return RobustStd(v);
+  std::vector<double> medians;
+  for (size_t i = 0; i + kBlock <= v.size(); i += kBlock)
+    medians.push_back(Median(std::vector<double>(v.begin() + static_cast<std::ptrdiff_t>(i), v.begin() + static_cast<std::ptrdiff_t>(i + kBlock))));
+  return RobustStd(medians);
 }
 
 }  // namespace
@@ -48,15 +62,15 @@ SegmentShifts ShiftsInSegment(const std::vector<HostSeries>& series, const Sympt
   std::vector<double> during_all;
   for (const auto& s : series) {
     std::vector<double> during = Inside(s.points, segment.t0, segment.t1, margin);
-    if (during.empty()) continue;
+    if (during.size() < kMinSamples) continue;
     std::vector<double> healthy = Healthy(s.points, symptom, margin);
     HostShift h;
     h.host = s.host;
     h.during = Median(during);
-    h.own_baseline = healthy.size() >= 3;
+    h.own_baseline = healthy.size() >= kMinSamples;
     if (h.own_baseline) {
       h.baseline = Median(healthy);
-      h.noise = RobustStd(healthy);
+      h.noise = LevelNoise(healthy);
       h.shift = h.during - h.baseline;
     }
     during_all.push_back(h.during);
@@ -85,7 +99,9 @@ SegmentShifts ShiftsInSegment(const std::vector<HostSeries>& series, const Sympt
     if (h.own_baseline) {
       h.excess = h.shift - out.common_shift;
       h.score = h.excess / std::max({h.noise, out.spread, floor / 4});
-      h.culprit = h.excess >= floor && h.score >= kCulpritScore;
+      // Its own signal must rise too: a host that cooled less than the others when the
+      // whole job slowed down stands out from them without having done anything.
+      h.culprit = h.excess >= floor && h.shift >= floor / 2 && h.score >= kCulpritScore;
     } else {
       h.baseline = level;
       h.excess = h.during - level;

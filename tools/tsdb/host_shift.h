@@ -3,9 +3,10 @@
 // For one slow segment and one signal (one series per host): each host's shift is the
 // median of its samples inside the segment minus the median of its own healthy samples
 // (its baseline). What the hosts share (the lower quartile of the shifts) is the workload
-// changing, not a host; what is left (the excess) is judged against the host's own noise (MAD of its
-// baseline), the spread of all hosts' shifts (MAD) and the family's floor (the smallest
-// shift that matters in its units). Quantiles and MADs only: a few culprits, a scrape gap
+// changing, not a host; what is left (the excess) is judged against the host's own noise
+// (the spread of the medians of five-sample blocks of its baseline: a level's noise, not a
+// single sample's; drift widens it), the spread of the unmoved hosts' shifts and the
+// family's floor (the smallest shift that matters in its units). Quantiles and MADs only: a few culprits, a scrape gap
 // or a counter reset move none of them.
 //
 // A host with no healthy samples (it joined late) is compared with the other hosts inside
@@ -30,7 +31,7 @@ struct HostShift {
   double baseline = 0, during = 0;   // medians
   double shift = 0;                  // during - baseline
   double excess = 0;                 // shift - the median shift of all hosts
-  double noise = 0;                  // robust std of the baseline
+  double noise = 0;                  // how much the baseline's level varies (LevelNoise)
   double score = 0;                  // excess / max(noise, spread, floor / 4)
   bool own_baseline = true;          // false: judged against the other hosts only
   bool culprit = false;

@@ -60,9 +60,16 @@ FamilyCheck CheckFamily(TsdbContext& tsdb, const FamilySignal& f, const Symptom&
   }
   std::map<std::string, Culprit> best;
   bool uniform = !sym.slow.empty();
-  for (const auto& g : sym.slow) {
+  // The merged segments decide uniformity; the unmerged phases may add hosts that took
+  // turns inside one slow stretch (a second set of RDMA hosts taking over).
+  std::vector<std::pair<SlowSegment, bool>> segments;
+  for (const auto& g : sym.slow) segments.emplace_back(g, true);
+  for (const auto& g : sym.phases)
+    if (std::none_of(sym.slow.begin(), sym.slow.end(), [&](const SlowSegment& m) { return m.step0 == g.step0 && m.step1 == g.step1; }))
+      segments.emplace_back(g, false);
+  for (const auto& [g, merged] : segments) {
     SegmentShifts s = ShiftsInSegment(series, sym, g, f.floor, margin);
-    uniform = uniform && s.uniform;
+    if (merged) uniform = uniform && s.uniform;
     c.median_shift = std::max(c.median_shift, s.median_shift);
     if (s.uniform) c.score = std::max(c.score, s.uniform_score);
     for (const auto& h : s.hosts) {
@@ -86,23 +93,35 @@ FamilyCheck CheckFamily(TsdbContext& tsdb, const FamilySignal& f, const Symptom&
   return c;
 }
 
-// Hosts whose `up` samples end (or read 0) while the others report on: the raw samples,
-// since a range query would repeat a vanished host's last value for five minutes.
-std::map<std::string, double> VanishedHosts(TsdbContext& tsdb, double scrape) {
-  std::map<std::string, double> last_seen;
-  const std::string d = PromDuration(tsdb.data().seconds() + 60);
-  for (const auto& s : tsdb.Instant("up[" + d + "]", tsdb.data().end)) {
+// When each host last reported `expr` (a per-host value > 0 over the last two scrape
+// intervals). `max_over_time` / `count_over_time` windows, not plain selectors: a plain
+// selector would repeat a vanished host's last sample for Prometheus' 5-minute lookback.
+std::map<std::string, double> LastSeen(TsdbContext& tsdb, const std::string& expr, double scrape) {
+  std::map<std::string, double> seen;
+  for (const auto& s : tsdb.Range(expr, tsdb.data(), scrape)) {
     const std::string h = s.label("host");
     if (h.empty()) continue;
-    double& seen = last_seen.emplace(h, -1).first->second;
+    double& t = seen.emplace(h, -1).first->second;
     for (const auto& p : s.points)
-      if (p.v >= 1) seen = std::max(seen, p.t);
+      if (p.v > 0) t = std::max(t, p.t);
   }
-  double end_all = -1;
-  for (const auto& [h, t] : last_seen) end_all = std::max(end_all, t);
+  return seen;
+}
+
+// Hosts that stopped reporting while the others went on: their exporter (`up` ends or
+// reads 0), or their GPUs (the GPU series end while the host still answers: GPUs that
+// fell off the bus). A host that never reported a family (a missing exporter) is not one.
+std::map<std::string, double> VanishedHosts(TsdbContext& tsdb, double scrape) {
+  const std::string w = PromDuration(std::max(2 * scrape, 30.0));
   std::map<std::string, double> out;
-  for (const auto& [h, t] : last_seen)
-    if (t > 0 && end_all - t >= std::max(300.0, 5 * scrape)) out[h] = t;
+  for (const std::string& expr : {"max by (host) (max_over_time(up[" + w + "]))",
+                                  "max by (host) (count_over_time(hw_gpu_power_watts[" + w + "]))"}) {
+    auto seen = LastSeen(tsdb, expr, scrape);
+    double end_all = -1;
+    for (const auto& [h, t] : seen) end_all = std::max(end_all, t);
+    for (const auto& [h, t] : seen)
+      if (t > 0 && end_all - t >= std::max(300.0, 5 * scrape) && !out.count(h)) out[h] = t;
+  }
   return out;
 }
 
@@ -163,20 +182,28 @@ void Stop(TsdbContext& tsdb, Attribution* a) {
            "(the first rank to stop is in the log, or in a py-spy dump)";
 }
 
-// The training's own scalars (node 0's exporter) against their healthy level.
+// The training's own scalars (node 0's exporter): their healthy level before the onset
+// against the slow segment's, in units of the sample-to-sample noise (MAD of differences,
+// which a trend does not inflate).
 std::string TrainingScalarMoved(TsdbContext& tsdb, const Symptom& sym) {
   const SlowSegment& g = sym.slow.front();
   for (const char* m : {"tb_learning_moe_lb_loss", "tb_learning_grad_norm"}) {
-    auto series = PerHostSeries(tsdb, std::string("max by (host) (") + m + ")", sym.scrape_s);
-    if (series.empty()) continue;
-    SlowSegment early = g;
-    early.t1 = std::min(g.t1, g.t0 + std::max(600.0, (g.t1 - g.t0) / 3));
-    for (const auto& s : series) {
-      SegmentShifts sh = ShiftsInSegment({s}, sym, early, 0, sym.scrape_s);
-      if (sh.hosts.empty() || !sh.hosts[0].own_baseline) continue;
-      const HostShift& h = sh.hosts[0];
-      if (h.shift > 6 * h.noise && h.shift > 0.1 * std::fabs(h.baseline))
-        return std::string(m) + " rose from " + Num(h.baseline) + " to " + Num(h.during) + " at the onset";
+    for (const auto& s : PerHostSeries(tsdb, std::string("max by (host) (") + m + ")", sym.scrape_s)) {
+      std::vector<double> before, during, diffs;
+      for (const auto& p : s.points) {
+        if (p.t < g.t0 && InHealthy(sym, p.t, 0)) before.push_back(p.v);
+        if (p.t >= g.t0 && p.t <= g.t1) during.push_back(p.v);
+      }
+      if (before.size() < 3 || during.size() < 3) continue;
+      for (size_t i = 1; i < before.size(); ++i) diffs.push_back(before[i] - before[i - 1]);
+      // The lower of the healthy stretch's level and that of its last ten samples: early
+      // training lowers grad norms (the last samples are the level), and a load-balance
+      // spike may precede the throughput onset (the whole stretch is).
+      const std::vector<double> last(before.end() - static_cast<std::ptrdiff_t>(std::min<size_t>(10, before.size())), before.end());
+      const double level = std::min(Median(before), Median(last)), now = Median(during);
+      const double noise = RobustStd(diffs) / std::sqrt(2.0);
+      if (now - level > 6 * noise && now - level > 0.2 * std::fabs(level))
+        return std::string(m) + " rose from " + Num(level) + " to " + Num(now) + " with the slowdown";
     }
   }
   return "";

@@ -109,6 +109,7 @@ Symptom ReadSymptom(TsdbContext& tsdb, const Json& triage) {
         g.step0 = *onset;
         g.t0 = tsdb.TimeOfStep(static_cast<long>(g.step0)).value_or(g.t0);
       }
+      s.phases.push_back(g);
       if (!s.slow.empty() && s.slow.back().step1 + 1 == g.step0) {   // a gradual slide: one segment
         s.slow.back().step1 = g.step1;
         s.slow.back().t1 = g.t1;

@@ -30,6 +30,9 @@ struct Symptom {
   std::string source;             // log | tsdb | "" (no step series)
   double baseline_tgs = 0;        // the early steady state
   std::vector<SlowSegment> slow;  // steps slower than the baseline by more than the noise
+                                  // (adjacent slow phases merged: one slide, one segment)
+  std::vector<SlowSegment> phases;  // the slow phases unmerged: hosts that take turns
+                                    // inside one slow stretch show in their own phase
   std::string pattern;            // the TGS pattern (constant_drop, phased, gradual, ...)
   double train_t0 = 0;            // first step's time (startup excluded from baselines)
   std::optional<double> progress_end;   // the last time tb_step moved

@@ -117,6 +117,22 @@ TEST(CompareHostValues, DifferencesBelowWhatMattersInTheUnitsAreNone) {
   EXPECT_TRUE(CompareHostValues("hw_procs_running", false, a, e).significant);
 }
 
+TEST(CompareHostValues, EveryHostMovingTheSameWayIsSignificantThoughHostsDiffer) {
+  // 28 hosts whose levels differ a lot from each other (6..18 runnable threads, drawn anew
+  // in each job) all roughly double in B: small against the spread, but on every host.
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> base(6, 18), wobble(-1, 1);
+  HostValues a, b, c;
+  for (int i = 0; i < 28; ++i) {
+    a.values.emplace_back(Host(i), std::round(base(rng)));
+    b.values.emplace_back(Host(i), std::round(a.values.back().second * 2 + wobble(rng)));
+    c.values.emplace_back(Host(i), std::round(base(rng)));   // the same kind of job again: no difference
+  }
+  MetricComparison m = CompareHostValues("hw_procs_running", false, a, b);
+  EXPECT_TRUE(m.significant && m.pattern == "uniform" && m.hosts_consistent) << m.pattern << " " << m.score;
+  EXPECT_FALSE(CompareHostValues("hw_procs_running", false, a, c).significant);
+}
+
 TEST(CompareHostValues, SmallButRealUniformShiftIsFound) {
   std::mt19937 rng(3);
   // -6.7 % on every host: beyond the 1 % noise floor by more than 5 units.

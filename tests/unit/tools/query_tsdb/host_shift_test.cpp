@@ -131,6 +131,29 @@ TEST(HostShift, AFaultSoonAfterTheFirstStepStillHasABaseline) {
   EXPECT_TRUE(r.uniform);
 }
 
+TEST(HostShift, AHostThatCooledLessThanTheOthersIsNoCulprit) {
+  // The whole job slowed (less load, GPUs 8 °C cooler); one host stayed at its level. It
+  // stands out from the others, but nothing on it rose with the symptom.
+  std::mt19937 rng(8);
+  std::vector<HostSeries> hosts;
+  for (int i = 0; i < 12; ++i) hosts.push_back(Host("n" + std::to_string(i), 72, 1, rng, -8, 3000));
+  hosts.push_back(Host("steady", 72, 1, rng));
+  Symptom s = SlowFrom3000();
+  EXPECT_TRUE(Culprits(ShiftsInSegment(hosts, s, s.slow[0], 6, 90)).empty());
+}
+
+TEST(HostShift, ASingleScrapeSpikeInAShortPhaseIsNoLevel) {
+  // A phase with two samples in it, one of them a spike: no level, no verdict.
+  std::mt19937 rng(9);
+  std::vector<HostSeries> hosts;
+  for (int i = 0; i < 8; ++i) hosts.push_back(Host("n" + std::to_string(i), 12, 1, rng));
+  for (auto& p : hosts[3].points)
+    if (p.t == 3030) p.v = 70;
+  Symptom s = SlowFrom3000();
+  SlowSegment shortphase{100, 102, 3000, 3059, -10};
+  EXPECT_TRUE(ShiftsInSegment(hosts, s, shortphase, 4, 90).hosts.empty());
+}
+
 TEST(HostShift, NoSamplesInTheSegmentMeansNoVerdict) {
   std::mt19937 rng(6);
   HostSeries h = Host("a", 1, 0.1, rng);
