@@ -1,7 +1,5 @@
 #include "tools/compare/pair_diagnosis.h"
 
-#include <algorithm>
-#include <cmath>
 #include <set>
 
 #include "tools/tsdb/tsdb_attribution.h"
@@ -42,8 +40,7 @@ Json PairDiagnosis(const ContentionSweepResult& sweep, bool tsdb_used) {
     if (!m.significant || m.pattern != "hosts" || FamilyOfMetric(m.metric) != family || MetricFloor(m.metric) <= 0) continue;
     for (const auto& [h, v] : m.hosts) {
       if (!seen.insert(h).second) continue;
-      // The host test's bar is 8 noise units (compare_tsdb.h): 0.5 there, 0.94 at four times it.
-      const double confidence = Round(std::min(0.99, 1 - std::pow(0.5, m.score / 8)), 2);
+      const double confidence = Confidence(m.score, 8);   // the host test's bar: 8 noise units (compare_tsdb.h)
       out["culprits"].push_back({{"host", h}, {"family", family}, {"job_side", m.hosts_in}, {"metric", m.metric},
                                  {"value", Round(v)}, {"baseline", Round(m.hosts_in == "a" ? m.b : m.a)},
                                  {"confidence", confidence}});

@@ -66,6 +66,7 @@ SegmentShifts ShiftsInSegment(const std::vector<HostSeries>& series, const Sympt
     std::vector<double> healthy = Healthy(s.points, symptom, margin);
     HostShift h;
     h.host = s.host;
+    h.points = &s.points;
     h.during = Median(during);
     h.own_baseline = healthy.size() >= kMinSamples;
     if (h.own_baseline) {
@@ -111,14 +112,11 @@ SegmentShifts ShiftsInSegment(const std::vector<HostSeries>& series, const Sympt
     h.onset = segment.t0;
     if (!h.culprit) continue;
     const double trigger = h.baseline + (h.own_baseline ? out.common_shift : 0) + h.excess / 2;
-    for (const auto& s : series) {
-      if (s.host != h.host) continue;
-      for (const auto& p : s.points)
-        if (p.t >= segment.t0 - 2 * margin && p.v >= trigger) {
-          h.onset = p.t;
-          break;
-        }
-    }
+    for (const auto& p : *h.points)
+      if (p.t >= segment.t0 - 2 * margin && p.v >= trigger) {
+        h.onset = p.t;
+        break;
+      }
   }
   return out;
 }

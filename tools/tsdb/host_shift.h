@@ -36,6 +36,7 @@ struct HostShift {
   bool own_baseline = true;          // false: judged against the other hosts only
   bool culprit = false;
   double onset = 0;                  // first sample in the segment past half the excess
+  const std::vector<TsdbPoint>* points = nullptr;   // the host's series (owned by the caller)
 };
 
 struct SegmentShifts {

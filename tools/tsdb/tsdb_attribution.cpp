@@ -38,7 +38,6 @@ std::string WithRate(std::string expr, double scrape) {
   return expr;
 }
 
-double Confidence(double score, double threshold) { return Round(std::min(0.99, 1 - std::pow(0.5, score / threshold)), 2); }
 
 std::vector<HostSeries> PerHostSeries(TsdbContext& tsdb, const std::string& expr, double step) {
   std::vector<HostSeries> out;
@@ -146,8 +145,7 @@ void Stop(TsdbContext& tsdb, Attribution* a) {
   auto oom = tsdb.PerHost("sum by (host) (increase(hw_oom_kills_total[" + PromDuration(a1 - a0) + "]))", a1);
   const std::string d = PromDuration(a1 - a0);
   auto mem = tsdb.PerHost("max by (host) (max_over_time(ray_node_mem_used[" + d + "])) / max by (host) (max_over_time(ray_node_mem_total[" + d + "]))", a1);
-  const double u0 = stop + 2 * s.scrape_s, u1 = std::min(tsdb.data().end, stop + 900);
-  auto util = tsdb.PerHost("avg by (host) (avg_over_time(ray_node_gpus_utilization[" + PromDuration(u1 - u0) + "]))", u1);
+  auto util = s.util_after;   // read by ReadSymptom to decide the stop
   std::vector<std::string> killed, idle;
   for (const auto& [h, v] : oom)
     if (v >= 0.5) killed.push_back(h);
@@ -297,6 +295,8 @@ double MetricFloor(const std::string& m) {
   auto it = kOthers.find(m);
   return it == kOthers.end() ? 0 : it->second;
 }
+
+double Confidence(double score, double bar) { return Round(std::min(0.99, 1 - std::pow(0.5, score / bar)), 2); }
 
 std::string FamilyOfMetric(const std::string& m) {
   auto has = [&m](const char* p) { return m.find(p) != std::string::npos; };

@@ -55,6 +55,9 @@ struct Attribution {
 
 Attribution Attribute(TsdbContext& tsdb, const Json& triage);
 
+// A score against the bar it had to clear, as 0..0.99: 0.5 at the bar, 0.94 at four times it.
+double Confidence(double score, double bar);
+
 // The fault family a host metric speaks for (hw_rdma_* → rdma, hw_procs_running →
 // cpu_contention, ...); "other" for metrics no family claims.
 std::string FamilyOfMetric(const std::string& metric);

@@ -10,6 +10,7 @@
 // after it (busy-waiting in a collective, or idle because the job ended).
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,7 @@ struct Symptom {
   double train_t0 = 0;            // first step's time (startup excluded from baselines)
   std::optional<double> progress_end;   // the last time tb_step moved
   bool stopped = false;                 // progress stopped while most GPUs stayed busy
+  std::map<std::string, double> util_after;   // host → mean GPU utilization in the 15 min after
   double busy_share_after = 0;          // share of reporting hosts busy after progress_end
   double scrape_s = 30;                 // the exporters' scrape interval (from `up`)
   std::string why;                      // one sentence for the answer
