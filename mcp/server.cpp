@@ -390,9 +390,7 @@ Json Server::CallTool(const Message& m, RequestEnv& env) {
   auto binding = [&] { return StateBinding{"tools/call", name, RequestStateSealer::Digest(args), env.principal.name}; };
   Round round = OpenRound(m.params, env, binding);
 
-  if (!args.is_object()) return ToolResultJson(ToolResult::Error("Invalid arguments: arguments must be an object"));
-  if (auto err = ValidateSchema(tool->input_schema, args, "arguments"))
-    return ToolResultJson(ToolResult::Error("Invalid arguments: " + *err));
+  if (auto err = CheckToolArguments(*tool, args)) return ToolResultJson(ToolResult::Error(*err));
   if (as_task) return CallToolAsTask(tool, args, env, std::move(round), progress_token, binding);
 
   RequestContext ctx(env, progress_token, std::move(round.answers), std::move(round.state));
@@ -410,14 +408,7 @@ Json Server::CallTool(const Message& m, RequestEnv& env) {
 }
 
 Json Server::FinishToolResult(const Tool& tool, ToolResult r) {
-  if (r.structured && !tool.output_schema.is_null() && !r.is_error) {
-    if (auto err = ValidateSchema(tool.output_schema, *r.structured, "structuredContent")) {
-      std::cerr << "mt: tool " << tool.name << " returned output that violates its outputSchema: " << *err << "\n";
-      r = ToolResult::Error("internal error: tool " + tool.name + " produced output that violates its outputSchema (" +
-                            *err + ")");
-    }
-  }
-  return ToolResultJson(std::move(r));
+  return ToolResultJson(CheckToolOutput(tool, std::move(r)));
 }
 
 Json Server::CallToolAsTask(const std::shared_ptr<const Tool>& tool, const Json& args, RequestEnv& env, Round round,

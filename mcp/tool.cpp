@@ -1,5 +1,9 @@
 #include "mcp/tool.h"
 
+#include <iostream>
+
+#include "mcp/schema_validator.h"
+
 namespace mt::mcp {
 
 Json ToolAnnotations::ToJson(const std::string& title) const {
@@ -41,6 +45,23 @@ Json Tool::ToJson() const {
   if (!a.empty()) t["annotations"] = std::move(a);
   if (!meta.is_null()) t["_meta"] = meta;
   return t;
+}
+
+std::optional<std::string> CheckToolArguments(const Tool& tool, const Json& arguments) {
+  if (!arguments.is_object()) return "Invalid arguments: arguments must be an object";
+  if (auto err = ValidateSchema(tool.input_schema, arguments, "arguments")) return "Invalid arguments: " + *err;
+  return std::nullopt;
+}
+
+ToolResult CheckToolOutput(const Tool& tool, ToolResult r) {
+  if (r.structured && !tool.output_schema.is_null() && !r.is_error) {
+    if (auto err = ValidateSchema(tool.output_schema, *r.structured, "structuredContent")) {
+      std::cerr << "mt: tool " << tool.name << " returned output that violates its outputSchema: " << *err << "\n";
+      r = ToolResult::Error("internal error: tool " + tool.name + " produced output that violates its outputSchema (" +
+                            *err + ")");
+    }
+  }
+  return r;
 }
 
 }  // namespace mt::mcp

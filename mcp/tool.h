@@ -73,4 +73,11 @@ struct Tool {
   Json ToJson() const;                // the tools/list entry
 };
 
+// The checks every call of a tool gets, wherever it comes from (the dispatcher, the CLI):
+// the arguments against the input schema ("Invalid arguments: …" when they do not conform),
+// and a structured result against the output schema (a result that violates it becomes an
+// internal-error tool result, and the violation is reported on stderr).
+std::optional<std::string> CheckToolArguments(const Tool& tool, const Json& arguments);
+ToolResult CheckToolOutput(const Tool& tool, ToolResult result);
+
 }  // namespace mt::mcp

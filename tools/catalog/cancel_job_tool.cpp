@@ -34,32 +34,24 @@ std::string BuildCancelPlan(const std::filesystem::path& workspace, const std::s
 }
 
 mcp::Tool CancelJobTool(const GateOptions& gate) {
-  mcp::Tool t;
-  t.name = "cancel_job";
-  t.title = "Cancel a job (human approval required)";
-  t.description = kDescription;
-  t.input_schema = Json{
-      {"type", "object"},
-      {"additionalProperties", false},
-      {"properties",
-       {{"job", {{"type", "string"}, {"minLength", 1}, {"maxLength", 1024}, {"description", "job id or job directory name"}}},
-        {"plan_id", {{"type", "string"}, {"maxLength", 256}, {"description", "look up an earlier cancel plan's state"}}}}}};
-  t.output_schema = RecordViewSchema();
-  t.annotations = mcp::ToolAnnotations{false, true, false, true};
-  t.handler = [gate](const Json& args, mcp::CallContext& ctx) -> mcp::ToolResult {
-    if (!args.contains("plan_id") && !args.contains("job"))
-      return mcp::ToolResult::Error("cancel_job: `job` is required (or `plan_id` to look up a plan)");
-    return GatedCall(gate, "cancel", args, ctx,
-                     [&gate, &ctx](const Json& a, approval::PlanRecord* rec, approval::PolicyDecision* policy) -> std::string {
-                       if (auto e = BuildCancelPlan(gate.env.workspace, a["job"].get<std::string>(), &rec->plan, &rec->hash,
-                                                    &rec->summary);
-                           !e.empty())
-                         return "cancel_job: " + e;
-                       *policy = approval::EvaluateCancelPolicy(gate.env.policy, ctx.caller().role);
-                       return "";
-                     });
-  };
-  return t;
+  return mcp::MakeTypedTool<CancelJobInput, PlanView>(
+      {.name = "cancel_job",
+       .title = "Cancel a job (human approval required)",
+       .description = kDescription,
+       .annotations = mcp::ToolAnnotations{false, true, false, true}},
+      [gate](const CancelJobInput& in, mcp::CallContext& ctx) -> mcp::ToolResult {
+        if (!in.plan_id && !in.job)
+          return mcp::ToolResult::Error("cancel_job: `job` is required (or `plan_id` to look up a plan)");
+        return GatedCall(gate, "cancel", mcp::Encode(in), ctx,
+                         [&gate, &ctx](const Json& a, approval::PlanRecord* rec, approval::PolicyDecision* policy) -> std::string {
+                           if (auto e = BuildCancelPlan(gate.env.workspace, a["job"].get<std::string>(), &rec->plan,
+                                                        &rec->hash, &rec->summary);
+                               !e.empty())
+                             return "cancel_job: " + e;
+                           *policy = approval::EvaluateCancelPolicy(gate.env.policy, ctx.caller().role);
+                           return "";
+                         });
+      });
 }
 
 void RegisterCancelJob(mcp::Registry& registry, const ProductOptions& options) {

@@ -18,11 +18,11 @@ constexpr const char* kDescription =
 
 }  // namespace
 
-Json ReadLogStructured(const JobFiles& job, const Json& args, const Workspace* ws) {
+ReadLogAnswer ReadLog(const JobFiles& job, const ReadLogInput& in, const Workspace* ws) {
   std::filesystem::path file = job.log;
   std::string display = job.log_display;
-  if (args.contains("file")) {
-    std::string f = args["file"].get<std::string>();
+  if (in.file) {
+    const std::string& f = *in.file;
     std::filesystem::path fp(f);
     if (fp.is_absolute()) throw std::invalid_argument("file: '" + f + "' must be relative to the job directory");
     for (const auto& part : fp)
@@ -36,79 +36,48 @@ Json ReadLogStructured(const JobFiles& job, const Json& args, const Workspace* w
   // A regular file only (a FIFO must not block the call, a device must not be read); the
   // path was confined to the workspace above (Workspace::Confine / Resolve).
   if (auto f = base::OpenRegularFile(nullptr, file, display); !f.ok()) throw std::runtime_error(f.message());
-  bool full = args.value("detail", std::string("summary")) == "full";
+  const bool full = in.detail == "full";
   WindowRequest r;
-  r.lines = args.value("lines", std::string());
-  if (args.contains("rank")) r.rank = args["rank"].get<int>();
-  r.grep = args.value("grep", std::string());
-  r.context = args.value("context", 0);
-  r.max_lines = static_cast<size_t>(args.value("max_lines", full ? 500 : 50));
+  r.lines = in.lines.value_or("");
+  if (in.rank) r.rank = static_cast<int>(*in.rank);
+  r.grep = in.grep.value_or("");
+  r.context = static_cast<int>(in.context.value_or(0));
+  r.max_lines = static_cast<size_t>(in.max_lines.value_or(full ? 500 : 50));
   r.max_line_chars = full ? 2000 : 240;
   r.max_total_chars = full ? 70000 : 7000;
   Window w = ReadWindow(file, r);
-  Json out = WindowJson(w);
-  out["job"] = job.id.empty() ? Json(nullptr) : Json(job.id);
-  out["file"] = display;
+  ReadLogAnswer out;
+  if (!job.id.empty()) out.job = job.id;
+  out.file = display;
+  for (const auto& l : w.lines)
+    out.lines.push_back({static_cast<int64_t>(l.line), l.text,
+                         l.rank >= 0 ? mcp::Nullable<int64_t>(l.rank) : mcp::Nullable<int64_t>(), l.match});
+  out.returned = static_cast<int64_t>(w.lines.size());
+  if (w.first_line) out.first_line = static_cast<int64_t>(w.first_line);
+  if (w.last_line) out.last_line = static_cast<int64_t>(w.last_line);
+  if (w.total_lines) out.total_lines = static_cast<int64_t>(*w.total_lines);
+  out.matches = static_cast<int64_t>(w.matches);
+  out.truncated = w.truncated;
+  if (!w.resume.empty()) out.resume = w.resume;
   return out;
 }
 
 mcp::Tool ReadLogTool(const std::filesystem::path& workspace) {
-  mcp::Tool t;
-  t.name = "read_log";
-  t.title = "Read part of a job log";
-  t.description = kDescription;
-  t.input_schema = Json{
-      {"type", "object"},
-      {"additionalProperties", false},
-      {"required", {"job"}},
-      {"properties",
-       {{"job", {{"type", "string"}, {"minLength", 1}, {"maxLength", 1024}, {"description", "job id, job directory or log file name"}}},
-        {"file", {{"type", "string"}, {"minLength", 1}, {"maxLength", 1024}, {"description", "another log inside the job directory"}}},
-        {"lines", {{"type", "string"}, {"pattern", "^(-?[0-9]+)?(:[0-9]*)?$"}, {"maxLength", 41}}},
-        {"rank", {{"type", "integer"}, {"minimum", 0}, {"maximum", 1000000}}},
-        {"grep", {{"type", "string"}, {"minLength", 1}, {"maxLength", 1000}}},
-        {"context", {{"type", "integer"}, {"minimum", 0}, {"maximum", 20}}},
-        {"max_lines", {{"type", "integer"}, {"minimum", 1}, {"maximum", 2000}}},
-        {"detail", {{"enum", {"summary", "full"}}, {"default", "summary"}}}}}};
-  Json line{{"type", "object"},
-            {"additionalProperties", false},
-            {"required", {"line", "text", "rank", "match"}},
-            {"properties",
-             {{"line", {{"type", "integer"}, {"minimum", 1}}},
-              {"text", {{"type", "string"}}},
-              {"rank", {{"type", {"integer", "null"}}}},
-              {"match", {{"type", "boolean"}}}}}};
-  t.output_schema = Json{
-      {"type", "object"},
-      {"additionalProperties", false},
-      {"required", {"job", "file", "lines", "returned", "first_line", "last_line", "total_lines", "matches", "truncated", "resume"}},
-      {"properties",
-       {{"job", {{"type", {"string", "null"}}}},
-        {"file", {{"type", "string"}}},
-        {"lines", {{"type", "array"}, {"items", line}}},
-        {"returned", {{"type", "integer"}}},
-        {"first_line", {{"type", {"integer", "null"}}}},
-        {"last_line", {{"type", {"integer", "null"}}}},
-        {"total_lines", {{"type", {"integer", "null"}}}},
-        {"matches", {{"type", "integer"}}},
-        {"truncated", {{"type", "boolean"}}},
-        {"resume", {{"type", {"string", "null"}}}}}}};
-  t.annotations = mcp::ToolAnnotations::ReadOnly();
-  t.handler = [workspace](const Json& args, mcp::CallContext&) -> mcp::ToolResult {
-    try {
-      Workspace ws(workspace);
-      JobFiles job = ws.Resolve(args["job"].get<std::string>());
-      Json out = ReadLogStructured(job, args, &ws);
-      std::string text = out["file"].get<std::string>();
-      for (const auto& l : out["lines"]) text += "\n" + std::to_string(l["line"].get<uint64_t>()) + ": " + l["text"].get<std::string>();
-      if (out["truncated"].get<bool>() && out["resume"].is_string())
-        text += "\n[truncated: continue with lines=\"" + out["resume"].get<std::string>() + "\"]";
-      return mcp::ToolResult::Structured(std::move(out), std::move(text));
-    } catch (const std::exception& e) {
-      return mcp::ToolResult::Error(std::string("read_log: ") + e.what());
-    }
-  };
-  return t;
+  return mcp::MakeTypedTool<ReadLogInput, ReadLogAnswer>(
+      {.name = "read_log",
+       .title = "Read part of a job log",
+       .description = kDescription,
+       .annotations = mcp::ToolAnnotations::ReadOnly()},
+      [workspace](const ReadLogInput& in, mcp::CallContext&) {
+        Workspace ws(workspace);
+        return ReadLog(ws.Resolve(in.job), in, &ws);
+      },
+      [](const ReadLogAnswer& out) {
+        std::string text = out.file;
+        for (const auto& l : out.lines) text += "\n" + std::to_string(l.line) + ": " + l.text;
+        if (out.truncated && out.resume) text += "\n[truncated: continue with lines=\"" + *out.resume + "\"]";
+        return text;
+      });
 }
 
 void RegisterReadLog(mcp::Registry& registry, const ProductOptions& options) {

@@ -32,15 +32,16 @@ GateOptions GateOptionsFrom(const ProductOptions& o) {
   return g;
 }
 
-launch::PlanRequest SubmitRequestFromArgs(const Json& args, const ApprovalEnv& env) {
+launch::PlanRequest SubmitRequestFrom(const SubmitJobInput& in, const ApprovalEnv& env) {
   launch::PlanRequest req;
-  req.model_spec = args.value("model", "");
-  req.backend = args.value("backend", "slurm");
-  req.nodes = args.value("nodes", 1);
-  for (const char* opt : {"partition", "time", "nodelist", "exclude"})
-    if (args.contains(opt)) req.scheduler_args.push_back(std::string("--") + opt + "=" + args[opt].get<std::string>());
-  if (args.contains("passthrough")) req.passthrough = args["passthrough"].get<std::vector<std::string>>();
-  req.observe = args.value("observe", false);
+  req.model_spec = in.model.value_or("");
+  req.backend = in.backend.value_or("slurm");
+  req.nodes = static_cast<int>(in.nodes.value_or(1));
+  for (auto [opt, value] : {std::pair{"partition", &in.partition}, std::pair{"time", &in.time},
+                            std::pair{"nodelist", &in.nodelist}, std::pair{"exclude", &in.exclude}})
+    if (*value) req.scheduler_args.push_back(std::string("--") + opt + "=" + **value);
+  req.passthrough = in.passthrough.value_or(std::vector<std::string>{});
+  req.observe = in.observe.value_or(false);
   req.workspace = env.workspace;
   req.models_dir = env.models_dir.empty() ? launch::DefaultModelsDir() : env.models_dir;
   req.repo_dir = std::filesystem::absolute(req.models_dir).parent_path().parent_path();
@@ -50,46 +51,26 @@ launch::PlanRequest SubmitRequestFromArgs(const Json& args, const ApprovalEnv& e
 }
 
 mcp::Tool SubmitJobTool(const GateOptions& gate) {
-  mcp::Tool t;
-  t.name = "submit_job";
-  t.title = "Submit a training job (human approval required)";
-  t.description = kDescription;
-  Json sched = {{"type", "string"}, {"minLength", 1}, {"maxLength", 256}, {"pattern", "^[A-Za-z0-9_.,:\\[\\]-]+$"}};
-  Json exclude = sched;
-  exclude["description"] = "nodes to keep the job off (e.g. a bad node triage found)";
-  t.input_schema = Json{
-      {"type", "object"},
-      {"additionalProperties", false},
-      {"properties",
-       {{"model", {{"type", "string"}, {"minLength", 1}, {"maxLength", 256}, {"description", "model[[:alias]:tag], a config in configs/models"}}},
-        {"nodes", {{"type", "integer"}, {"minimum", 1}, {"maximum", 4096}, {"default", 1}}},
-        {"backend", {{"enum", {"slurm", "local", "k8s"}}, {"default", "slurm"}}},
-        {"partition", sched},
-        {"time", sched},
-        {"nodelist", sched},
-        {"exclude", exclude},
-        {"passthrough", {{"type", "array"}, {"maxItems", 64}, {"items", {{"type", "string"}, {"maxLength", 4096}}},
-                         {"description", "key=value overrides for the training run (e.g. steps=50), _env_KEY=VALUE"}}},
-        {"observe", {{"type", "boolean"}, {"default", false}, {"description", "run mt-exporter + Prometheus with the job"}}},
-        {"plan_id", {{"type", "string"}, {"maxLength", 256}, {"description", "look up an earlier plan's state instead of planning"}}}}}};
-  t.output_schema = RecordViewSchema();
-  t.annotations = mcp::ToolAnnotations{false, false, false, true};
-  t.handler = [gate](const Json& args, mcp::CallContext& ctx) -> mcp::ToolResult {
-    if (!args.contains("plan_id") && !args.contains("model"))
-      return mcp::ToolResult::Error("submit_job: `model` is required (or `plan_id` to look up a plan)");
-    return GatedCall(gate, "submit", args, ctx,
-                     [&gate, &ctx](const Json& a, approval::PlanRecord* rec, approval::PolicyDecision* policy) -> std::string {
-                       launch::PlanRequest req = SubmitRequestFromArgs(a, gate.env);
-                       launch::Plan plan;
-                       if (auto e = launch::BuildPlan(req, &plan); !e.empty()) return "submit_job: " + e;
-                       rec->plan = plan.ToJson();
-                       rec->hash = plan.hash;
-                       rec->summary = launch::DescribePlan(plan);
-                       *policy = approval::EvaluatePolicy(gate.env.policy, ctx.caller().role, plan);
-                       return "";
-                     });
-  };
-  return t;
+  return mcp::MakeTypedTool<SubmitJobInput, PlanView>(
+      {.name = "submit_job",
+       .title = "Submit a training job (human approval required)",
+       .description = kDescription,
+       .annotations = mcp::ToolAnnotations{false, false, false, true}},
+      [gate](const SubmitJobInput& in, mcp::CallContext& ctx) -> mcp::ToolResult {
+        if (!in.plan_id && !in.model)
+          return mcp::ToolResult::Error("submit_job: `model` is required (or `plan_id` to look up a plan)");
+        return GatedCall(gate, "submit", mcp::Encode(in), ctx,
+                         [&gate, &ctx](const Json& a, approval::PlanRecord* rec, approval::PolicyDecision* policy) -> std::string {
+                           launch::PlanRequest req = SubmitRequestFrom(mcp::Decode<SubmitJobInput>(a), gate.env);
+                           launch::Plan plan;
+                           if (auto e = launch::BuildPlan(req, &plan); !e.empty()) return "submit_job: " + e;
+                           rec->plan = plan.ToJson();
+                           rec->hash = plan.hash;
+                           rec->summary = launch::DescribePlan(plan);
+                           *policy = approval::EvaluatePolicy(gate.env.policy, ctx.caller().role, plan);
+                           return "";
+                         });
+      });
 }
 
 void RegisterSubmitJob(mcp::Registry& registry, const ProductOptions& options) {

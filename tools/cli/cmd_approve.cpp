@@ -71,7 +71,7 @@ int Decision(const std::vector<std::string>& args, bool approve) {
   }
   // The decision binds to the hash shown above: a plan changed since then is refused.
   std::string err = Decide(env, id, rec.hash, approve, me, "terminal", flags.value("reason").value_or(""), &rec);
-  if (flags.has("json") && (err.empty() || rec.state == "failed")) std::cout << RecordView(rec).dump() << "\n";
+  if (flags.has("json") && (err.empty() || rec.state == "failed")) std::cout << mcp::Encode(RecordView(rec)).dump() << "\n";
   if (!err.empty()) {
     std::cerr << "mt " << name << ": " << err << "\n";
     return kExitFailed;
@@ -103,7 +103,7 @@ int RunApprovals(const std::vector<std::string>& args) {
   std::string text;
   for (const auto& r : env.Store().List(approval::UnixNow())) {
     if (!flags.has("all") && r.state != "pending") continue;
-    list.push_back(RecordView(r));
+    list.push_back(mcp::Encode(RecordView(r)));
     text += r.id + "  " + r.state + "  " + r.kind + "  by " + r.requester + " (" + r.requester_role + ")  expires " +
             approval::IsoUtc(r.expires) + (r.job_id.empty() ? "" : "  job " + r.job_id) + "\n" + r.summary + "\n";
   }

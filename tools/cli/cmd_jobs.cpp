@@ -6,6 +6,7 @@
 #include "tools/cli/flags.h"
 #include "tools/catalog/config.h"
 #include "tools/catalog/list_jobs_tool.h"
+#include "tools/catalog/validated_input.h"
 
 namespace mt::tools::cli {
 
@@ -19,22 +20,15 @@ int RunJobs(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   Json a = Json::object();
-  if (auto s = flags.value("status")) a["status"] = *s;
-  if (auto now = flags.value("now")) a["now"] = *now;
-  if (auto l = flags.value("limit")) {
-    try {
-      size_t used = 0;
-      int v = std::stoi(*l, &used);
-      if (used != l->size() || v < 1 || v > 500) throw std::invalid_argument(*l);
-      a["limit"] = v;
-    } catch (const std::exception&) {
-      std::cerr << "mt jobs: --limit needs a number between 1 and 500\n" << kUsage << "\n";
-      return kExitUsage;
-    }
+  CopyStringFlag(flags, "status", a, "status");
+  CopyStringFlag(flags, "now", a, "now");
+  if (!CopyIntegerFlag(flags, "limit", a, "limit")) {
+    std::cerr << "mt jobs: --limit takes a whole number (1-500)\n" << kUsage << "\n";
+    return kExitUsage;
   }
   try {
     Config config = ResolveConfig(flags.value("config"), flags.value("workspace"));
-    Json out = ListJobsStructured(config.workspace, a);
+    Json out = mcp::Encode(ListJobs(config.workspace, ValidatedInput<ListJobsInput>(ListJobsTool(config.workspace), a)));
     if (flags.has("json")) {
       std::cout << out.dump() << "\n";
       return kExitOk;

@@ -7,6 +7,7 @@
 #include "tools/cli/flags.h"
 #include "tools/catalog/config.h"
 #include "tools/catalog/read_log_tool.h"
+#include "tools/catalog/validated_input.h"
 
 namespace mt::tools::cli {
 
@@ -20,27 +21,12 @@ int RunLog(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   Json a = Json::object();
-  auto number = [&](const char* flag, const char* key, int lo, int hi) {
-    auto v = flags.value(flag);
-    if (!v) return true;
-    try {
-      size_t used = 0;
-      int n = std::stoi(*v, &used);
-      if (used != v->size() || n < lo || n > hi) return false;
-      a[key] = n;
-      return true;
-    } catch (const std::exception&) {
-      return false;
-    }
-  };
-  if (!number("rank", "rank", 0, 1000000) || !number("context", "context", 0, 20) || !number("max-lines", "max_lines", 1, 2000)) {
-    std::cerr << "mt log: --rank, --context (0-20) and --max-lines (1-2000) take numbers\n" << kUsage << "\n";
+  if (!CopyIntegerFlag(flags, "rank", a, "rank") || !CopyIntegerFlag(flags, "context", a, "context") ||
+      !CopyIntegerFlag(flags, "max-lines", a, "max_lines")) {
+    std::cerr << "mt log: --rank, --context and --max-lines take whole numbers\n" << kUsage << "\n";
     return kExitUsage;
   }
-  if (auto v = flags.value("lines")) a["lines"] = *v;
-  if (auto v = flags.value("grep")) a["grep"] = *v;
-  if (auto v = flags.value("file")) a["file"] = *v;
-  if (auto v = flags.value("detail")) a["detail"] = *v;
+  for (const char* f : {"lines", "grep", "file", "detail"}) CopyStringFlag(flags, f, a, f);
   const std::string& target = flags.positional()[0];
   try {
     struct stat st {};
@@ -53,15 +39,14 @@ int RunLog(const std::vector<std::string>& args) {
       ws.emplace(config.workspace);
       job = ws->Resolve(target);
     }
-    Json out = ReadLogStructured(job, a, ws ? &*ws : nullptr);
+    a["job"] = target;
+    ReadLogAnswer out = ReadLog(job, ValidatedInput<ReadLogInput>(ReadLogTool(ws ? ws->root() : "."), a), ws ? &*ws : nullptr);
     if (flags.has("json")) {
-      std::cout << out.dump() << "\n";
+      std::cout << mcp::Encode(out).dump() << "\n";
       return kExitOk;
     }
-    for (const auto& l : out["lines"])
-      std::cout << l["line"].get<uint64_t>() << (l["match"].get<bool>() ? ": " : "- ") << l["text"].get<std::string>() << "\n";
-    if (out["truncated"].get<bool>() && out["resume"].is_string())
-      std::cerr << "[truncated: continue with --lines " << out["resume"].get<std::string>() << "]\n";
+    for (const auto& l : out.lines) std::cout << l.line << (l.match ? ": " : "- ") << l.text << "\n";
+    if (out.truncated && out.resume) std::cerr << "[truncated: continue with --lines " << *out.resume << "]\n";
     return kExitOk;
   } catch (const std::invalid_argument& e) {
     std::cerr << "mt log: " << e.what() << "\n" << kUsage << "\n";

@@ -1,5 +1,7 @@
 #include "tools/cli/flags.h"
 
+#include <stdexcept>
+
 namespace mt::tools::cli {
 
 Flags::Flags(const std::vector<std::string>& args, std::set<std::string> with_value, std::set<std::string> switches) {
@@ -47,6 +49,24 @@ std::optional<std::string> Flags::value(const std::string& name) const {
 std::vector<std::string> Flags::values(const std::string& name) const {
   auto it = values_.find(name);
   return it == values_.end() ? std::vector<std::string>{} : it->second;
+}
+
+void CopyStringFlag(const Flags& flags, const std::string& flag, Json& args, const std::string& key) {
+  if (auto v = flags.value(flag)) args[key] = *v;
+}
+
+bool CopyIntegerFlag(const Flags& flags, const std::string& flag, Json& args, const std::string& key) {
+  auto v = flags.value(flag);
+  if (!v) return true;
+  try {
+    size_t used = 0;
+    long long n = std::stoll(*v, &used);
+    if (used != v->size()) return false;
+    args[key] = n;
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
 }
 
 }  // namespace mt::tools::cli

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "mcp/json.h"
+
 namespace mt::tools::cli {
 
 class Flags {
@@ -32,5 +34,11 @@ class Flags {
   std::vector<std::string> positional_;
   std::vector<std::string> passthrough_;
 };
+
+// Copies `--flag` into `args[key]` when given: as a string, or as a JSON integer. The tool's
+// schema judges the value (range, pattern) exactly as it judges an MCP argument; an integer
+// flag that is not an integer returns false (a usage error).
+void CopyStringFlag(const Flags& flags, const std::string& flag, Json& args, const std::string& key);
+bool CopyIntegerFlag(const Flags& flags, const std::string& flag, Json& args, const std::string& key);
 
 }  // namespace mt::tools::cli

@@ -118,92 +118,69 @@ std::string Decide(const ApprovalEnv& env, const std::string& id, const std::str
   return err;
 }
 
-Json RecordView(const approval::PlanRecord& rec, const std::string& message) {
-  auto opt = [](const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); };
-  auto at = [](int64_t t) { return t ? Json(approval::IsoUtc(t)) : Json(nullptr); };
-  Json plan = {{"kind", rec.kind}};
+namespace {
+
+PlanSummary SummaryOf(const approval::PlanRecord& rec) {
+  PlanSummary plan;
+  plan.kind = rec.kind;
+  const Json& p = rec.plan;
+  plan.backend = p.value("backend", "");
   if (rec.kind == "submit") {
-    const Json& p = rec.plan;
-    plan["backend"] = p.value("backend", "");
-    plan["model"] = p.contains("model") ? p["model"].value("name", "") : "";
-    plan["nodes"] = p.value("nodes", 0);
-    plan["scheduler_args"] = p.value("scheduler_args", Json::array());
-    plan["passthrough"] = p.value("passthrough", Json::array());
-    plan["job_name"] = p.value("job_name", "");
-    plan["submit_command"] = p.contains("submit_argv") ? launch::ShellJoin(p["submit_argv"].get<std::vector<std::string>>()) : "";
+    plan.model = p.contains("model") ? p["model"].value("name", "") : "";
+    plan.nodes = p.value("nodes", int64_t{0});
+    plan.scheduler_args = p.value("scheduler_args", std::vector<std::string>{});
+    plan.passthrough = p.value("passthrough", std::vector<std::string>{});
+    plan.job_name = p.value("job_name", "");
+    plan.submit_command = p.contains("submit_argv") ? launch::ShellJoin(p["submit_argv"].get<std::vector<std::string>>()) : "";
   } else {
-    plan["job"] = rec.plan.value("job", "");
-    plan["backend"] = rec.plan.value("backend", "");
-    plan["job_dir"] = rec.plan.value("job_dir", "");
+    plan.job = p.value("job", "");
+    plan.job_dir = p.value("job_dir", "");
   }
-  const std::string status = rec.state == "pending" ? "pending_approval" : rec.state;
-  Json how = nullptr;
+  return plan;
+}
+
+std::string DefaultMessage(const approval::PlanRecord& rec, const std::string& status) {
+  if (status == "pending_approval")
+    return "Plan " + rec.id + " waits for a human: ask them to run `mt approve " + rec.id +
+           "` on the host (or use the /approvals page); call again with plan_id to see its state.";
+  if (status == "submitted") return rec.kind == "submit" ? "Submitted as job " + rec.job_id + "." : "Cancelled job " + rec.job_id + ".";
+  if (status == "denied") return "Denied by " + rec.approver + (rec.reason.empty() ? "." : ": " + rec.reason);
+  if (status == "expired") return "The plan expired before anyone approved it; submit again for a new plan.";
+  if (status == "failed") return "Approved but failed: " + rec.error;
+  return "Approved; running.";
+}
+
+}  // namespace
+
+PlanView RecordView(const approval::PlanRecord& rec, const std::string& message) {
+  auto opt = [](const std::string& s) { return s.empty() ? mcp::Nullable<std::string>() : mcp::Nullable<std::string>(s); };
+  auto at = [](int64_t t) { return t ? mcp::Nullable<std::string>(approval::IsoUtc(t)) : mcp::Nullable<std::string>(); };
+  PlanView v;
+  v.status = rec.state == "pending" ? "pending_approval" : rec.state;
+  v.plan_id = rec.id;
+  v.plan_hash = rec.hash;
+  v.plan = SummaryOf(rec);
+  v.summary = rec.summary;
+  v.requester = rec.requester;
+  v.requester_role = rec.requester_role;
+  v.created_at = at(rec.created);
+  v.expires_at = at(rec.expires);
+  v.approver = opt(rec.approver);
+  v.via = opt(rec.via);
+  v.decided_at = at(rec.decided);
+  v.job_id = opt(rec.job_id);
+  v.result = opt(rec.result);
+  v.error = opt(rec.error);
+  v.reason = opt(rec.reason);
   if (rec.state == "pending")
-    how = Json::array({"mt approve " + rec.id, "mt deny " + rec.id, "the /approvals page of mt serve --http"});
-  std::string msg = message;
-  if (msg.empty()) {
-    if (status == "pending_approval")
-      msg = "Plan " + rec.id + " waits for a human: ask them to run `mt approve " + rec.id +
-            "` on the host (or use the /approvals page); call again with plan_id to see its state.";
-    else if (status == "submitted")
-      msg = rec.kind == "submit" ? "Submitted as job " + rec.job_id + "." : "Cancelled job " + rec.job_id + ".";
-    else if (status == "denied")
-      msg = "Denied by " + rec.approver + (rec.reason.empty() ? "." : ": " + rec.reason);
-    else if (status == "expired")
-      msg = "The plan expired before anyone approved it; submit again for a new plan.";
-    else if (status == "failed")
-      msg = "Approved but failed: " + rec.error;
-    else
-      msg = "Approved; running.";
-  }
-  return Json{{"status", status},
-              {"plan_id", rec.id},
-              {"plan_hash", rec.hash},
-              {"plan", plan},
-              {"summary", rec.summary},
-              {"requester", rec.requester},
-              {"requester_role", rec.requester_role},
-              {"created_at", at(rec.created)},
-              {"expires_at", at(rec.expires)},
-              {"approver", opt(rec.approver)},
-              {"via", opt(rec.via)},
-              {"decided_at", at(rec.decided)},
-              {"job_id", opt(rec.job_id)},
-              {"result", opt(rec.result)},
-              {"error", opt(rec.error)},
-              {"reason", opt(rec.reason)},
-              {"how_to_approve", how},
-              {"message", msg}};
+    v.how_to_approve = std::vector<std::string>{"mt approve " + rec.id, "mt deny " + rec.id, "the /approvals page of mt serve --http"};
+  v.message = message.empty() ? DefaultMessage(rec, v.status) : message;
+  return v;
 }
 
 std::string RecordText(const approval::PlanRecord& rec) {
-  Json v = RecordView(rec);
-  return v["status"].get<std::string>() + ": " + v["message"].get<std::string>();
-}
-
-Json RecordViewSchema() {
-  Json str = {{"type", "string"}}, ostr = {{"type", {"string", "null"}}};
-  return Json{{"type", "object"},
-              {"required", {"status", "plan_id", "plan_hash", "plan", "summary", "message"}},
-              {"properties",
-               {{"status", {{"enum", {"pending_approval", "approved", "submitted", "denied", "expired", "failed"}}}},
-                {"plan_id", str},
-                {"plan_hash", str},
-                {"plan", {{"type", "object"}}},
-                {"summary", str},
-                {"requester", str},
-                {"requester_role", str},
-                {"created_at", ostr},
-                {"expires_at", ostr},
-                {"approver", ostr},
-                {"via", ostr},
-                {"decided_at", ostr},
-                {"job_id", ostr},
-                {"result", ostr},
-                {"error", ostr},
-                {"reason", ostr},
-                {"how_to_approve", {{"type", {"array", "null"}}, {"items", str}}},
-                {"message", str}}}};
+  PlanView v = RecordView(rec);
+  return v.status + ": " + v.message;
 }
 
 }  // namespace mt::tools

@@ -4,6 +4,10 @@
 // (its hash); the single winner of the approval executes it. Every step and every refusal
 // is written to the audit log first: if the log cannot be written, nothing runs.
 #pragma once
+#include <optional>
+#include <vector>
+
+#include "mcp/typed.h"
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -63,12 +67,67 @@ std::string Decide(const ApprovalEnv& env, const std::string& id, const std::str
                    const Actor& approver, const std::string& via, const std::string& reason,
                    launch::approval::PlanRecord* out);
 
+// What the plan will do, as approvers and agents see it: a submit's model, nodes, scheduler
+// arguments and exact command, or a cancel's job.
+struct PlanSummary {
+  std::string kind;
+  std::string backend;
+  std::optional<std::string> model, job_name, submit_command;    // submit
+  std::optional<int64_t> nodes;                                  // submit
+  std::optional<std::vector<std::string>> scheduler_args, passthrough;   // submit
+  std::optional<std::string> job, job_dir;                       // cancel
+
+  template <class F>
+  static void Fields(F& f) {
+    f("kind", &PlanSummary::kind, {.one_of = {"submit", "cancel"}});
+    f("backend", &PlanSummary::backend);
+    f("model", &PlanSummary::model);
+    f("nodes", &PlanSummary::nodes);
+    f("scheduler_args", &PlanSummary::scheduler_args);
+    f("passthrough", &PlanSummary::passthrough);
+    f("job_name", &PlanSummary::job_name);
+    f("submit_command", &PlanSummary::submit_command);
+    f("job", &PlanSummary::job);
+    f("job_dir", &PlanSummary::job_dir);
+  }
+};
+
 // The record as tool / CLI output (structuredContent of submit_job / cancel_job / plan_id
 // lookups). `status` = the record's state, or pending_approval while it is pending.
-Json RecordView(const launch::approval::PlanRecord& rec, const std::string& message = "");
-std::string RecordText(const launch::approval::PlanRecord& rec);
+struct PlanView {
+  std::string status;
+  std::string plan_id, plan_hash;
+  PlanSummary plan;
+  std::string summary, requester, requester_role;
+  mcp::Nullable<std::string> created_at, expires_at, approver, via, decided_at, job_id, result, error, reason;
+  mcp::Nullable<std::vector<std::string>> how_to_approve;
+  std::string message;
 
-// The outputSchema shared by submit_job and cancel_job.
-Json RecordViewSchema();
+  template <class F>
+  static void Fields(F& f) {
+    f("status", &PlanView::status,
+      {.one_of = {"pending_approval", "approved", "submitted", "denied", "expired", "failed"}});
+    f("plan_id", &PlanView::plan_id);
+    f("plan_hash", &PlanView::plan_hash);
+    f("plan", &PlanView::plan);
+    f("summary", &PlanView::summary);
+    f("requester", &PlanView::requester);
+    f("requester_role", &PlanView::requester_role);
+    f("created_at", &PlanView::created_at);
+    f("expires_at", &PlanView::expires_at);
+    f("approver", &PlanView::approver);
+    f("via", &PlanView::via);
+    f("decided_at", &PlanView::decided_at);
+    f("job_id", &PlanView::job_id);
+    f("result", &PlanView::result);
+    f("error", &PlanView::error);
+    f("reason", &PlanView::reason);
+    f("how_to_approve", &PlanView::how_to_approve);
+    f("message", &PlanView::message);
+  }
+};
+
+PlanView RecordView(const launch::approval::PlanRecord& rec, const std::string& message = "");
+std::string RecordText(const launch::approval::PlanRecord& rec);
 
 }  // namespace mt::tools

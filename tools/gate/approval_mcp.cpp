@@ -11,10 +11,10 @@ namespace approval = launch::approval;
 namespace {
 
 mcp::ToolResult View(const approval::PlanRecord& rec, const std::string& message = "") {
-  Json v = RecordView(rec, message);
-  std::string text = v["status"].get<std::string>() + ": " + v["message"].get<std::string>();
-  if (v["status"] == "pending_approval") text += "\n\n" + rec.summary;
-  return mcp::ToolResult::Structured(std::move(v), std::move(text));
+  PlanView v = RecordView(rec, message);
+  std::string text = v.status + ": " + v.message;
+  if (v.status == "pending_approval") text += "\n\n" + rec.summary;
+  return mcp::ToolResult::Structured(mcp::Encode(v), std::move(text));
 }
 
 mcp::ToolResult Refused(const GateOptions& g, const std::string& action, const std::string& id, const Actor& who,

@@ -212,22 +212,4 @@ Window ReadWindow(const std::filesystem::path& file, const WindowRequest& req) {
   return w;
 }
 
-Json WindowJson(const Window& w) {
-  Json lines = Json::array();
-  for (const auto& l : w.lines) {
-    Json j{{"line", l.line}, {"text", l.text}};
-    j["rank"] = l.rank >= 0 ? Json(l.rank) : Json(nullptr);
-    j["match"] = l.match;
-    lines.push_back(std::move(j));
-  }
-  return Json{{"lines", lines},
-              {"returned", w.lines.size()},
-              {"first_line", w.first_line ? Json(w.first_line) : Json(nullptr)},
-              {"last_line", w.last_line ? Json(w.last_line) : Json(nullptr)},
-              {"total_lines", w.total_lines ? Json(*w.total_lines) : Json(nullptr)},
-              {"matches", w.matches},
-              {"truncated", w.truncated},
-              {"resume", w.resume.empty() ? Json(nullptr) : Json(w.resume)}};
-}
-
 }  // namespace mt::tools

@@ -44,7 +44,4 @@ struct Window {
 // std::runtime_error when the file cannot be read.
 Window ReadWindow(const std::filesystem::path& file, const WindowRequest& request);
 
-// The structured form used by read_log and `mt log --json`.
-Json WindowJson(const Window& w);
-
 }  // namespace mt::tools
