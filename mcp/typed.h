@@ -285,4 +285,28 @@ Tool MakeTypedTool(ToolInfo info, std::function<ToolResult(const In&, CallContex
   return t;
 }
 
+// The same for an answer that is bounded after encoding (an answer budget measures the JSON
+// an agent reads): `finish` may trim the encoding (within the schema: capped arrays,
+// `truncated`, `omitted`) and returns the text block.
+template <class In, class Out>
+Tool MakeTypedTool(ToolInfo info, std::function<Out(const In&, CallContext&)> run,
+                   std::function<std::string(const In&, Json& encoded)> finish) {
+  Tool t = MakeTypedTool<In, Out>(
+      std::move(info), [](const In&, CallContext&) -> ToolResult { return ToolResult::Error("not reached"); });
+  t.handler = [name = t.name, run = std::move(run), finish = std::move(finish)](const Json& args,
+                                                                                CallContext& ctx) -> ToolResult {
+    try {
+      const In in = Decode<In>(args);
+      Json out = Encode(run(in, ctx));
+      std::string text = finish(in, out);
+      return ToolResult::Structured(std::move(out), std::move(text));
+    } catch (const RpcError&) {
+      throw;
+    } catch (const std::exception& e) {
+      return ToolResult::Error(name + ": " + e.what());
+    }
+  };
+  return t;
+}
+
 }  // namespace mt::mcp

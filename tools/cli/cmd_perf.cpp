@@ -6,6 +6,7 @@
 #include "tools/cli/flags.h"
 #include "tools/catalog/config.h"
 #include "tools/catalog/perf_analysis_tool.h"
+#include "tools/catalog/validated_input.h"
 
 namespace mt::tools::cli {
 namespace {
@@ -23,38 +24,18 @@ int RunPerf(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   Json a = Json::object();
-  try {
-    if (auto w = flags.value("warmup-steps")) {
-      size_t used = 0;
-      long v = std::stol(*w, &used);
-      if (used != w->size() || v < 0 || v > 100000) throw std::invalid_argument("--warmup-steps needs an integer 0..100000");
-      a["warmup_steps"] = v;
-    }
-  } catch (const std::exception&) {
-    std::cerr << "mt perf: --warmup-steps needs an integer 0..100000\n" << kUsage << "\n";
+  if (!CopyIntegerFlag(flags, "warmup-steps", a, "warmup_steps")) {
+    std::cerr << "mt perf: --warmup-steps takes a whole number (0-100000)\n" << kUsage << "\n";
     return kExitUsage;
   }
-  if (auto g = flags.value("gpu")) a["gpu"] = *g;
-  if (auto d = flags.value("dtype")) {
-    if (*d != "bf16" && *d != "fp8") {
-      std::cerr << "mt perf: --dtype must be bf16 or fp8\n" << kUsage << "\n";
-      return kExitUsage;
-    }
-    a["dtype"] = *d;
-  }
-  if (auto d = flags.value("detail")) {
-    if (*d != "summary" && *d != "full") {
-      std::cerr << "mt perf: --detail must be summary or full\n" << kUsage << "\n";
-      return kExitUsage;
-    }
-    a["detail"] = *d;
-  }
-  if (auto n = flags.value("now")) a["now"] = *n;
+  for (const char* f : {"gpu", "dtype", "detail", "now"}) CopyStringFlag(flags, f, a, f);
   if (flags.has("no-report")) a["report"] = false;
   try {
     Config config = ResolveConfig(flags.value("config"), flags.value("workspace"));
-    JobFiles job = Workspace(config.workspace).Resolve(flags.positional()[0]);
-    Json out = PerfAnalysisStructured(job, a);
+    a["job"] = flags.positional()[0];
+    const PerfInput in = ValidatedInput<PerfInput>(PerfAnalysisTool(config.workspace), a);
+    Json out = AnalyzePerf(Workspace(config.workspace).Resolve(in.job), PerfOptionsFrom(in)).structured;
+    BoundPerfAnswer(in, out);
     if (flags.has("json")) std::cout << out.dump() << "\n";
     else std::cout << PerfText(out) << "\n";
     return kExitOk;

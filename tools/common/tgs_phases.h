@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "mcp/typed.h"
+
 namespace mt::tools {
 
 struct TgsPoint {
@@ -29,6 +31,16 @@ struct TgsPhase {
   size_t steps = 0;                        // points in the phase (warm-up excluded)
   double mean = 0, std = 0;
   double change_pct = 0;                   // vs the previous phase (0 for the first)
+
+  template <class F>
+  static void Fields(F& f) {
+    f("start_step", &TgsPhase::start_step);
+    f("end_step", &TgsPhase::end_step);
+    f("steps", &TgsPhase::steps);
+    f("mean", &TgsPhase::mean);
+    f("std", &TgsPhase::std);
+    f("change_pct", &TgsPhase::change_pct, {.description = "vs the previous phase, percent"});
+  }
 };
 
 struct TgsAnalysis {

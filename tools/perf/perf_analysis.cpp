@@ -22,12 +22,6 @@ namespace {
 
 constexpr int kTailMinFollowing = 20;
 
-Json SummaryJson(const StatSummary& s) {
-  if (s.n == 0) return nullptr;
-  return {{"n", s.n}, {"mean", Round(s.mean, 5)}, {"std", Round(s.std, 3)}, {"p50", Round(s.p50, 5)},
-          {"p99", Round(s.p99, 5)}, {"min", Round(s.min, 5)}, {"max", Round(s.max, 5)}};
-}
-
 // The GPU and data type as the log's "[MFU] MFU tracking enabled (gpu=…, dtype=…, peak=…)"
 // line names them (first 16 MiB only: it is printed at start-up).
 struct LogGpu {
@@ -195,18 +189,142 @@ PeriodicOverhead FindPeriodicOverhead(const LogScan& scan, int warmup_steps) {
   return o;
 }
 
+namespace {
+
+double R(double v, int digits) {
+  double f = std::pow(10.0, digits);
+  return std::isfinite(v) ? std::round(v * f) / f : 0;
+}
+
+Nullable<int64_t> StepOrNull(int64_t step) { return step < 0 ? Nullable<int64_t>() : Nullable<int64_t>(step); }
+
+Nullable<StatView> StatOrNull(const StatSummary& s) {
+  if (s.n == 0) return {};
+  return StatView{static_cast<int64_t>(s.n), R(s.mean, 5), R(s.std, 3), R(s.p50, 5), R(s.p99, 5), R(s.min, 5), R(s.max, 5)};
+}
+
+// MFU: the log's own when it prints one (and no other GPU was asked for), else computed from
+// the peak table; a note says why there is none.
+MfuSource ReadMfu(const std::filesystem::path& log, const LogScan& scan, const StepWindow& steady, const PerfOptions& opt,
+                  std::optional<double>* mfu_pct, std::vector<std::string>* notes) {
+  LogGpu lg = ReadLogGpu(log);
+  MfuSource m;
+  const std::string gpu = !opt.gpu.empty() ? opt.gpu : lg.gpu;
+  if (!gpu.empty()) m.gpu = gpu;
+  m.dtype = !opt.dtype.empty() ? opt.dtype : (!lg.dtype.empty() ? lg.dtype : DtypeFromConfig(scan));
+  std::optional<GpuPeaks> peaks;
+  if (!gpu.empty()) {
+    peaks = LoadGpuPeaks(opt.peaks_file);
+    if (auto p = peaks->Find(gpu, m.dtype)) {
+      m.peak_tflops = *p;
+      m.peak_source = peaks->source;
+    } else if (lg.peak && gpu == lg.gpu) {
+      m.peak_tflops = *lg.peak;
+      m.peak_source = "the log's [MFU] line";
+    }
+  }
+  if (steady.mfu.n > 0 && opt.gpu.empty()) {
+    *mfu_pct = steady.mfu.mean;
+    m.source = "log";
+  } else if (steady.tflops.n > 0 && m.peak_tflops) {
+    *mfu_pct = 100 * steady.tflops.mean / *m.peak_tflops;
+    m.source = "computed";
+  } else if (steady.tflops.n > 0) {
+    notes->push_back(gpu.empty() ? "MFU not in the log and the GPU is unknown: pass `gpu` (e.g. MI355X) to compute it from the peak table"
+                                 : "MFU not in the log and no peak for " + gpu + " " + m.dtype + " in " +
+                                       (peaks ? peaks->source : std::string("the peak table")));
+  }
+  return m;
+}
+
+// The loss trend over the steps after warm-up (null when no step logged a loss).
+Nullable<LossTrend> ReadLossTrend(const LogScan& scan, int warmup_steps) {
+  std::vector<double> lx, ly;
+  int64_t nan_steps = 0;
+  for (size_t i = std::min(scan.steps.size(), static_cast<size_t>(warmup_steps)); i < scan.steps.size(); ++i) {
+    float l = scan.steps[i].loss;
+    if (std::isnan(l)) ++nan_steps;
+    else if (l >= 0) lx.push_back(static_cast<double>(scan.steps[i].step)), ly.push_back(l);
+  }
+  LossTrend t;
+  t.nan_steps = nan_steps;
+  if (ly.empty()) {
+    if (!nan_steps) return {};
+    t.trend = "nan";
+    return t;
+  }
+  const double slope = Slope(lx, ly) * 100, first = ly.front();
+  t.trend = std::fabs(slope) < 0.001 * std::max(1e-9, std::fabs(first)) ? "flat" : (slope < 0 ? "decreasing" : "increasing");
+  t.first = R(first, 5);
+  t.last = R(ly.back(), 5);
+  t.min = R(*std::min_element(ly.begin(), ly.end()), 5);
+  t.slope_per_100_steps = R(slope, 4);
+  return t;
+}
+
+OverheadView OverheadOf(const PeriodicOverhead& o) {
+  OverheadView v;
+  v.detected = o.detected;
+  v.spikes = static_cast<int64_t>(o.spike_steps.size());
+  if (o.period_steps) v.period_steps = *o.period_steps;
+  v.median_step_seconds = R(o.median_seconds, 5);
+  v.extra_seconds_per_spike = R(o.extra_seconds_per_spike, 4);
+  v.overhead_pct = R(o.overhead_pct, 3);
+  v.at_checkpoints = static_cast<int64_t>(o.at_checkpoints);
+  v.spike_steps.assign(o.spike_steps.begin(), o.spike_steps.begin() + static_cast<long>(std::min<size_t>(o.spike_steps.size(), 12)));
+  return v;
+}
+
+JitterView JitterOf(const StepWindow& steady) {
+  JitterView j;
+  j.tgs_cv_pct = R(steady.tgs.mean ? 100 * steady.tgs.std / steady.tgs.mean : 0, 3);
+  j.step_seconds_cv_pct = R(steady.step_seconds.mean ? 100 * steady.step_seconds.std / steady.step_seconds.mean : 0, 3);
+  if (steady.step_seconds.p50 > 0) j.step_seconds_p99_over_p50 = R(steady.step_seconds.p99 / steady.step_seconds.p50, 4);
+  return j;
+}
+
+PerfJobView JobViewOf(const JobFiles& job, const Json& triage) {
+  PerfJobView v{job.id, job.name, job.log_display, {}, {}, {}};
+  if (!job.dir.empty()) v.dir = job.dir_display;
+  const Json& tj = triage["job"];
+  if (tj.contains("model") && tj["model"].is_string()) v.model = tj["model"].get<std::string>();
+  if (tj.contains("nodes") && tj["nodes"].is_number_integer()) v.nodes = tj["nodes"].get<int64_t>();
+  return v;
+}
+
+std::string Verdict(const PerfReport& rep, const PerfAnswer& a, const StepWindow& steady, size_t logical_steps, bool failed) {
+  std::string v;
+  if (rep.steady.ok) {
+    v = "steady TGS " + Num(rep.steady.mean) + " tokens/s/device over steps " + std::to_string(steady.first_step) + "–" +
+        std::to_string(steady.last_step);
+    if (rep.mfu_pct) v += ", MFU " + Num(*rep.mfu_pct) + " %" + (a.mfu.source == "computed" ? " (computed)" : "");
+    if (steady.step_seconds.n) v += ", " + Num(steady.step_seconds.mean) + " s/step";
+    v += ", jitter " + Num(steady.tgs.mean ? 100 * steady.tgs.std / steady.tgs.mean : 0) + " %";
+    const auto& o = rep.overhead;
+    if (o.detected && o.period_steps)
+      v += "; periodic overhead every " + std::to_string(*o.period_steps) + " steps costs " + Num(o.overhead_pct) + " %";
+    if (a.phases.size() > 1) v += "; " + std::to_string(a.phases.size()) + " throughput phases (" + a.tgs_pattern + ")";
+  } else {
+    v = "no steady-state throughput: " + std::to_string(logical_steps) + " logical steps logged";
+  }
+  if (failed) v += "; job " + a.status;
+  return v;
+}
+
+}  // namespace
+
 PerfReport AnalyzePerf(const JobFiles& job, const PerfOptions& opt) {
   if (opt.warmup_steps < 0 || opt.warmup_steps > 100000) throw std::invalid_argument("warmup_steps must be between 0 and 100000");
   std::filesystem::path log = !job.log.empty() ? job.log : (!job.rank_logs.empty() ? job.rank_logs.front() : std::filesystem::path());
   if (log.empty()) throw std::runtime_error("job " + job.id + " has no log yet, so there is nothing to measure");
 
   PerfReport rep;
-  std::vector<std::string> notes;
+  PerfAnswer& a = rep.answer;
   // Triage first: a failed job's throughput is still measured, but labelled as such.
   Json targs = Json::object();
   std::string now = !opt.now.empty() ? opt.now : DefaultJudgeTime(job);
   if (!now.empty()) targs["now"] = now;
-  Json triage = TriageLogStructured(job, targs);
+  const Json triage = TriageLogStructured(job, targs);
   ScanHandle handle = ScanCache::Shared().Get(log);
   const LogScan& scan = handle.data->scan;
 
@@ -215,153 +333,60 @@ PerfReport AnalyzePerf(const JobFiles& job, const PerfOptions& opt) {
   rep.overhead = FindPeriodicOverhead(scan, opt.warmup_steps);
   const StepWindow& steady = rep.windows[1];
 
-  // MFU: logged, else computed from the peak table.
-  LogGpu lg = ReadLogGpu(log);
-  std::string gpu = !opt.gpu.empty() ? opt.gpu : lg.gpu;
-  std::string dtype = !opt.dtype.empty() ? opt.dtype : (!lg.dtype.empty() ? lg.dtype : DtypeFromConfig(scan));
-  Json mfu_info = {{"source", nullptr}, {"gpu", gpu.empty() ? Json(nullptr) : Json(gpu)}, {"dtype", dtype}, {"peak_tflops", nullptr}, {"peak_source", nullptr}};
-  std::optional<GpuPeaks> peaks;
-  if (!gpu.empty()) {
-    peaks = LoadGpuPeaks(opt.peaks_file);
-    if (auto p = peaks->Find(gpu, dtype)) {
-      mfu_info["peak_tflops"] = *p;
-      mfu_info["peak_source"] = peaks->source;
-    } else if (lg.peak && gpu == lg.gpu) {
-      mfu_info["peak_tflops"] = *lg.peak;
-      mfu_info["peak_source"] = "the log's [MFU] line";
-    }
-  }
-  if (steady.mfu.n > 0 && opt.gpu.empty()) {
-    rep.mfu_pct = steady.mfu.mean;
-    mfu_info["source"] = "log";
-  } else if (steady.tflops.n > 0 && mfu_info["peak_tflops"].is_number()) {
-    rep.mfu_pct = 100 * steady.tflops.mean / mfu_info["peak_tflops"].get<double>();
-    mfu_info["source"] = "computed";
-  } else if (steady.tflops.n > 0) {
-    notes.push_back(gpu.empty() ? "MFU not in the log and the GPU is unknown: pass `gpu` (e.g. MI355X) to compute it from the peak table"
-                                : "MFU not in the log and no peak for " + gpu + " " + dtype + " in " + (peaks ? peaks->source : std::string("the peak table")));
-  }
+  a.job = JobViewOf(job, triage);
+  a.status = triage.value("status", "");
+  a.cls = triage.value("class", "");
+  a.mfu = ReadMfu(log, scan, steady, opt, &rep.mfu_pct, &a.notes);
+  if (!scan.steps.empty()) a.steps.first = scan.steps.front().step, a.steps.last = scan.steps.back().step;
+  a.steps.logical = static_cast<int64_t>(scan.steps.size());
+  a.steps.entries_per_step = R(rep.steady.entries_per_step, 4);
+  a.steps.warmup_steps = opt.warmup_steps;
+  if (rep.steady.ok) a.steady.tgs = R(rep.steady.mean, 6);
+  a.steady.tgs_std = R(rep.steady.std, 4);
+  if (steady.step_seconds.n) a.steady.step_seconds = R(steady.step_seconds.mean, 5);
+  if (steady.tflops.n) a.steady.tflops_per_device = R(steady.tflops.mean, 5);
+  if (rep.mfu_pct) a.steady.mfu_pct = R(*rep.mfu_pct, 4);
+  a.steady.first_step = StepOrNull(steady.first_step);
+  a.steady.last_step = StepOrNull(steady.last_step);
+  for (const auto& w : rep.windows)
+    a.windows.push_back({w.name, StepOrNull(w.first_step), StepOrNull(w.last_step), StatOrNull(w.tgs), StatOrNull(w.step_seconds)});
+  a.jitter = JitterOf(steady);
+  a.loss = ReadLossTrend(scan, opt.warmup_steps);
 
   // Phases, as triage finds them.
   std::vector<TgsPoint> pts;
   for (const auto& s : scan.steps)
     if (s.tgs_n) pts.push_back({s.step, s.tgs()});
   TgsAnalysis ph = AnalyzeTgs(pts);
-  Json phases = Json::array();
+  a.tgs_pattern = ph.pattern;
   for (size_t i = 0; i < ph.phases.size() && i < 8; ++i) {
-    const auto& p = ph.phases[i];
-    phases.push_back({{"start_step", p.start_step}, {"end_step", p.end_step}, {"steps", p.steps}, {"mean", Round(p.mean, 5)},
-                      {"std", Round(p.std, 3)}, {"change_pct", Round(p.change_pct, 3)}});
+    TgsPhase p = ph.phases[i];
+    p.mean = R(p.mean, 5), p.std = R(p.std, 3), p.change_pct = R(p.change_pct, 3);
+    a.phases.push_back(p);
   }
-
-  // Loss trend over the steps after warm-up.
-  std::vector<double> lx, ly;
-  size_t nan_steps = 0;
-  for (size_t i = std::min(scan.steps.size(), static_cast<size_t>(opt.warmup_steps)); i < scan.steps.size(); ++i) {
-    float l = scan.steps[i].loss;
-    if (std::isnan(l)) ++nan_steps;
-    else if (l >= 0) lx.push_back(static_cast<double>(scan.steps[i].step)), ly.push_back(l);
-  }
-  Json loss = nullptr;
-  if (!ly.empty()) {
-    double slope = Slope(lx, ly) * 100;
-    double first = ly.front(), last = ly.back();
-    std::string trend = std::fabs(slope) < 0.001 * std::max(1e-9, std::fabs(first)) ? "flat" : (slope < 0 ? "decreasing" : "increasing");
-    loss = {{"first", Round(first, 5)}, {"last", Round(last, 5)}, {"min", Round(*std::min_element(ly.begin(), ly.end()), 5)},
-            {"slope_per_100_steps", Round(slope, 4)}, {"nan_steps", nan_steps}, {"trend", trend}};
-  } else if (nan_steps) {
-    loss = {{"nan_steps", nan_steps}, {"trend", "nan"}};
-  }
-
-  Json windows = Json::array();
-  for (const auto& w : rep.windows)
-    windows.push_back({{"name", w.name}, {"first_step", w.first_step < 0 ? Json(nullptr) : Json(w.first_step)},
-                       {"last_step", w.last_step < 0 ? Json(nullptr) : Json(w.last_step)}, {"tgs", SummaryJson(w.tgs)},
-                       {"step_seconds", SummaryJson(w.step_seconds)}});
-
-  const auto& o = rep.overhead;
-  Json overhead = {{"detected", o.detected}, {"spikes", o.spike_steps.size()},
-                   {"period_steps", o.period_steps ? Json(*o.period_steps) : Json(nullptr)},
-                   {"median_step_seconds", Round(o.median_seconds, 5)},
-                   {"extra_seconds_per_spike", Round(o.extra_seconds_per_spike, 4)}, {"overhead_pct", Round(o.overhead_pct, 3)},
-                   {"at_checkpoints", o.at_checkpoints}};
-  Json spike_steps = Json::array();
-  for (size_t i = 0; i < o.spike_steps.size() && i < 12; ++i) spike_steps.push_back(o.spike_steps[i]);
-  overhead["spike_steps"] = spike_steps;
-
-  double jitter_tgs = steady.tgs.mean ? 100 * steady.tgs.std / steady.tgs.mean : 0;
-  double jitter_sec = steady.step_seconds.mean ? 100 * steady.step_seconds.std / steady.step_seconds.mean : 0;
-  Json jitter = {{"tgs_cv_pct", Round(jitter_tgs, 3)}, {"step_seconds_cv_pct", Round(jitter_sec, 3)},
-                 {"step_seconds_p99_over_p50", steady.step_seconds.p50 > 0 ? Json(Round(steady.step_seconds.p99 / steady.step_seconds.p50, 4)) : Json(nullptr)}};
+  a.periodic_overhead = OverheadOf(rep.overhead);
   if (rep.windows[2].step_seconds.n > 1 && steady.step_seconds.std > 0 && rep.windows[2].step_seconds.std > 3 * steady.step_seconds.std)
-    notes.push_back("tail std is more than 3x the steady std: periodic overhead or a late slowdown");
-
-  std::string status = triage.value("status", "");
-  std::string cls = triage.value("class", "");
-  bool failed = status == "failed" || status == "hang" || status == "unknown";
-  if (failed) notes.push_back("the job " + (status == "hang" ? std::string("hangs") : "failed (" + cls + ")") + ": its throughput is measured over the steps it completed");
-  if (!rep.steady.ok) notes.push_back("no step with Tokens/s/device after the " + std::to_string(opt.warmup_steps) + " warm-up steps");
-
-  PerfArtifacts art = FindPerfArtifacts(job.dir);
-
-  Json s = {
-      {"job", {{"id", job.id}, {"name", job.name}, {"log", job.log_display}, {"dir", job.dir.empty() ? Json(nullptr) : Json(job.dir_display)},
-               {"model", triage["job"].value("model", Json(nullptr))}, {"nodes", triage["job"].value("nodes", Json(nullptr))}}},
-      {"status", status},
-      {"class", cls},
-      {"steps", {{"first", scan.steps.empty() ? Json(nullptr) : Json(scan.steps.front().step)},
-                 {"last", scan.steps.empty() ? Json(nullptr) : Json(scan.steps.back().step)},
-                 {"logical", scan.steps.size()}, {"entries_per_step", Round(rep.steady.entries_per_step, 4)},
-                 {"warmup_steps", opt.warmup_steps}}},
-      {"steady", {{"tgs", rep.steady.ok ? Json(Round(rep.steady.mean, 6)) : Json(nullptr)},
-                  {"tgs_std", Round(rep.steady.std, 4)},
-                  {"step_seconds", steady.step_seconds.n ? Json(Round(steady.step_seconds.mean, 5)) : Json(nullptr)},
-                  {"tflops_per_device", steady.tflops.n ? Json(Round(steady.tflops.mean, 5)) : Json(nullptr)},
-                  {"mfu_pct", rep.mfu_pct ? Json(Round(*rep.mfu_pct, 4)) : Json(nullptr)},
-                  {"first_step", steady.first_step < 0 ? Json(nullptr) : Json(steady.first_step)},
-                  {"last_step", steady.last_step < 0 ? Json(nullptr) : Json(steady.last_step)}}},
-      {"mfu", mfu_info},
-      {"windows", windows},
-      {"jitter", jitter},
-      {"loss", loss},
-      {"tgs_pattern", ph.pattern},
-      {"phases", phases},
-      {"periodic_overhead", overhead},
-      {"artifacts", PerfArtifactsJson(art)},
-      {"report", nullptr},
-      {"notes", notes},
-  };
-
-  // Verdict.
-  std::string v;
-  if (rep.steady.ok) {
-    v = "steady TGS " + Num(rep.steady.mean) + " tokens/s/device over steps " + std::to_string(steady.first_step) + "–" +
-        std::to_string(steady.last_step);
-    if (rep.mfu_pct) v += ", MFU " + Num(*rep.mfu_pct) + " %" + (mfu_info["source"] == "computed" ? " (computed)" : "");
-    if (steady.step_seconds.n) v += ", " + Num(steady.step_seconds.mean) + " s/step";
-    v += ", jitter " + Num(jitter_tgs) + " %";
-    if (o.detected && o.period_steps)
-      v += "; periodic overhead every " + std::to_string(*o.period_steps) + " steps costs " + Num(o.overhead_pct) + " %";
-    if (ph.phases.size() > 1) v += "; " + std::to_string(ph.phases.size()) + " throughput phases (" + ph.pattern + ")";
-  } else {
-    v = "no steady-state throughput: " + std::to_string(scan.steps.size()) + " logical steps logged";
-  }
-  if (failed) v += "; job " + status;
-  s["verdict"] = v;
+    a.notes.push_back("tail std is more than 3x the steady std: periodic overhead or a late slowdown");
+  const bool failed = a.status == "failed" || a.status == "hang" || a.status == "unknown";
+  if (failed)
+    a.notes.push_back("the job " + (a.status == "hang" ? std::string("hangs") : "failed (" + a.cls + ")") +
+                      ": its throughput is measured over the steps it completed");
+  if (!rep.steady.ok) a.notes.push_back("no step with Tokens/s/device after the " + std::to_string(opt.warmup_steps) + " warm-up steps");
+  a.artifacts = DescribeArtifacts(FindPerfArtifacts(job.dir));
+  a.verdict = Verdict(rep, a, steady, scan.steps.size(), failed);
 
   // The page shows the verdict, so it is written last.
   if (opt.write_report && !job.dir.empty()) {
     try {
-      rep.report_file = WritePerfReportHtml(job, s, scan);
-      std::string dirname = job.dir.filename().string();
-      s["report"] = {{"path", job.dir_display + "/mt_report/perf.html"}, {"url", opt.report_url_prefix + "/" + dirname + "/perf.html"}};
+      rep.report_file = WritePerfReportHtml(job, mcp::Encode(a), scan);
+      a.report = ReportLink{job.dir_display + "/mt_report/perf.html", opt.report_url_prefix + "/" + job.dir.filename().string() + "/perf.html"};
     } catch (const std::exception& e) {
-      s["notes"].push_back(std::string("HTML report not written: ") + e.what());
+      a.notes.push_back(std::string("HTML report not written: ") + e.what());
     }
   } else if (opt.write_report) {
-    s["notes"].push_back("no job directory: HTML report not written");
+    a.notes.push_back("no job directory: HTML report not written");
   }
-  rep.structured = std::move(s);
+  rep.structured = mcp::Encode(a);
   return rep;
 }
 

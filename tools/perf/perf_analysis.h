@@ -19,6 +19,7 @@
 
 #include "mcp/json.h"
 #include "tools/logs/log_scanner.h"
+#include "tools/perf/perf_answer.h"
 #include "tools/common/stats.h"
 #include "tools/logs/workspace.h"
 
@@ -69,7 +70,8 @@ struct PeriodicOverhead {
 PeriodicOverhead FindPeriodicOverhead(const LogScan& scan, int warmup_steps);
 
 struct PerfReport {
-  Json structured;                      // perf_analysis's structuredContent
+  PerfAnswer answer;                    // perf_analysis's answer
+  Json structured;                      // its encoding (structuredContent before the budget)
   SteadyTgs steady;
   std::vector<StepWindow> windows;
   PeriodicOverhead overhead;

@@ -115,36 +115,33 @@ PerfArtifacts FindPerfArtifacts(const std::filesystem::path& job_dir) {
   return out;
 }
 
-Json PerfArtifactsJson(const PerfArtifacts& a) {
-  Json profiles = Json::array();
+ArtifactsView DescribeArtifacts(const PerfArtifacts& a) {
+  ArtifactsView v;
   for (const auto& r : a.profiles) {
-    Json files = Json::array();
-    for (size_t i = 0; i < r.files.size() && i < 8; ++i) files.push_back(r.files[i]);
-    profiles.push_back({{"dir", r.dir}, {"xplane_files", r.files.size()}, {"bytes", r.bytes}, {"files", files}});
+    std::vector<std::string> files(r.files.begin(), r.files.begin() + static_cast<long>(std::min<size_t>(r.files.size(), 8)));
+    v.xplane_profiles.push_back({r.dir, static_cast<int64_t>(r.files.size()), static_cast<int64_t>(r.bytes), std::move(files)});
   }
-  Json hlo = Json::array();
   for (const auto& d : a.hlo) {
-    Json kinds = Json::array();
-    uint64_t total = 0, async = 0;
+    if (v.hlo_dumps.size() >= 4) break;
+    HloDumpView h{d.file, static_cast<int64_t>(d.bytes), static_cast<int64_t>(d.collectives.instructions), 0, 0, {}};
     for (const auto& [k, c] : d.collectives.kinds) {
-      kinds.push_back({{"op", k}, {"count", c.count}, {"async", c.async_count}, {"sync", c.count - c.async_count},
-                       {"bytes", c.bytes}, {"max_bytes", c.max_bytes}});
-      total += c.count;
-      async += c.async_count;
+      h.by_kind.push_back({k, static_cast<int64_t>(c.count), static_cast<int64_t>(c.async_count),
+                           static_cast<int64_t>(c.count - c.async_count), static_cast<int64_t>(c.bytes),
+                           static_cast<int64_t>(c.max_bytes)});
+      h.collectives += static_cast<int64_t>(c.count);
+      h.async_collectives += static_cast<int64_t>(c.async_count);
     }
-    hlo.push_back({{"file", d.file}, {"bytes", d.bytes}, {"instructions", d.collectives.instructions},
-                   {"collectives", total}, {"async_collectives", async}, {"by_kind", kinds}});
-    if (hlo.size() >= 4) break;
+    v.hlo_dumps.push_back(std::move(h));
   }
-  Json events = Json::array();
   for (const auto& e : a.event_files) {
-    events.push_back({{"file", e.file}, {"bytes", e.bytes}, {"records", e.records}, {"truncated", e.truncated}});
-    if (events.size() >= 8) break;
+    if (v.tensorboard_event_files.size() >= 8) break;
+    v.tensorboard_event_files.push_back({e.file, static_cast<int64_t>(e.bytes), static_cast<int64_t>(e.records), e.truncated});
   }
-  Json out = {{"xplane_profiles", profiles}, {"hlo_dumps", hlo}, {"tensorboard_event_files", events}};
-  if (a.hlo.size() > 4) out["hlo_dumps_total"] = a.hlo.size();
-  if (!a.notes.empty()) out["notes"] = a.notes;
-  return out;
+  if (a.hlo.size() > 4) v.hlo_dumps_total = static_cast<int64_t>(a.hlo.size());
+  if (!a.notes.empty()) v.notes = a.notes;
+  return v;
 }
+
+Json PerfArtifactsJson(const PerfArtifacts& a) { return mcp::Encode(DescribeArtifacts(a)); }
 
 }  // namespace mt::tools

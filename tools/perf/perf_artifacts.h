@@ -11,6 +11,7 @@
 
 #include "mcp/json.h"
 #include "tools/perf/hlo_collectives.h"
+#include "tools/perf/perf_answer.h"
 
 namespace mt::tools {
 
@@ -44,6 +45,9 @@ struct PerfArtifacts {
 // listed but not parsed.
 PerfArtifacts FindPerfArtifacts(const std::filesystem::path& job_dir);
 
+// The answer's view: at most 4 HLO dumps (hlo_dumps_total says how many there were), 8
+// event files and 8 file names per profile run.
+ArtifactsView DescribeArtifacts(const PerfArtifacts& a);
 Json PerfArtifactsJson(const PerfArtifacts& a);
 
 }  // namespace mt::tools

@@ -12,6 +12,7 @@
 #include "tools/perf/hlo_collectives.h"
 #include "tools/common/html_escape.h"
 #include "tools/catalog/perf_analysis_tool.h"
+#include "tools/catalog/validated_input.h"
 #include "tools/perf/perf_artifacts.h"
 #include "tools/perf/perf_peaks.h"
 #include "tools/perf/report_perf_html.h"
@@ -202,7 +203,9 @@ TEST(PerfAnalysis, BadOptionsAreRefused) {
   PerfOptions o;
   o.warmup_steps = -1;
   EXPECT_THROW(AnalyzePerf(ws.Resolve("9001"), o), std::invalid_argument);
-  EXPECT_THROW(PerfOptionsFromArguments(Json{{"job", "x"}, {"warmup_steps", 1000001}}), std::invalid_argument);
+  // Out-of-range arguments stop at the tool's schema, for MCP and CLI alike.
+  EXPECT_THROW(ValidatedInput<PerfInput>(PerfAnalysisTool(t.path()), Json{{"job", "x"}, {"warmup_steps", 1000001}}),
+               std::invalid_argument);
 }
 
 TEST(PerfAnalysis, HtmlReportIsWrittenSelfContainedWithData) {

@@ -1,0 +1,275 @@
+// perf_analysis's answer as types: the tool's outputSchema and its JSON both come from
+// these field lists (mcp/typed.h). The meaning of each field is in docs/tools/perf_analysis.md.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mcp/typed.h"
+#include "tools/common/tgs_phases.h"
+
+namespace mt::tools {
+
+using mcp::Nullable;
+
+struct PerfJobView {
+  std::string id, name, log;
+  Nullable<std::string> dir, model;
+  Nullable<int64_t> nodes;
+  template <class F>
+  static void Fields(F& f) {
+    f("id", &PerfJobView::id);
+    f("name", &PerfJobView::name);
+    f("log", &PerfJobView::log);
+    f("dir", &PerfJobView::dir);
+    f("model", &PerfJobView::model);
+    f("nodes", &PerfJobView::nodes);
+  }
+};
+
+struct PerfSteps {
+  Nullable<int64_t> first, last;
+  int64_t logical = 0;
+  double entries_per_step = 0;
+  int64_t warmup_steps = 0;
+  template <class F>
+  static void Fields(F& f) {
+    f("first", &PerfSteps::first);
+    f("last", &PerfSteps::last);
+    f("logical", &PerfSteps::logical, {.description = "logical training steps (a step printed by N ranks counts once)"});
+    f("entries_per_step", &PerfSteps::entries_per_step);
+    f("warmup_steps", &PerfSteps::warmup_steps);
+  }
+};
+
+struct PerfSteady {
+  Nullable<double> tgs;
+  double tgs_std = 0;
+  Nullable<double> step_seconds, tflops_per_device, mfu_pct;
+  Nullable<int64_t> first_step, last_step;
+  template <class F>
+  static void Fields(F& f) {
+    f("tgs", &PerfSteady::tgs, {.description = "steady-window mean tokens/s/device"});
+    f("tgs_std", &PerfSteady::tgs_std);
+    f("step_seconds", &PerfSteady::step_seconds);
+    f("tflops_per_device", &PerfSteady::tflops_per_device);
+    f("mfu_pct", &PerfSteady::mfu_pct);
+    f("first_step", &PerfSteady::first_step);
+    f("last_step", &PerfSteady::last_step);
+  }
+};
+
+struct MfuSource {
+  Nullable<std::string> source;   // log | computed
+  Nullable<std::string> gpu;
+  std::string dtype;
+  Nullable<double> peak_tflops;
+  Nullable<std::string> peak_source;
+  template <class F>
+  static void Fields(F& f) {
+    f("source", &MfuSource::source, {.one_of = {"log", "computed"}});
+    f("gpu", &MfuSource::gpu);
+    f("dtype", &MfuSource::dtype);
+    f("peak_tflops", &MfuSource::peak_tflops);
+    f("peak_source", &MfuSource::peak_source);
+  }
+};
+
+struct StatView {
+  int64_t n = 0;
+  double mean = 0, std = 0, p50 = 0, p99 = 0, min = 0, max = 0;
+  template <class F>
+  static void Fields(F& f) {
+    f("n", &StatView::n);
+    f("mean", &StatView::mean);
+    f("std", &StatView::std);
+    f("p50", &StatView::p50);
+    f("p99", &StatView::p99);
+    f("min", &StatView::min);
+    f("max", &StatView::max);
+  }
+};
+
+struct PerfWindowView {
+  std::string name;
+  Nullable<int64_t> first_step, last_step;
+  Nullable<StatView> tgs, step_seconds;
+  template <class F>
+  static void Fields(F& f) {
+    f("name", &PerfWindowView::name, {.one_of = {"warmup", "steady", "tail"}});
+    f("first_step", &PerfWindowView::first_step);
+    f("last_step", &PerfWindowView::last_step);
+    f("tgs", &PerfWindowView::tgs);
+    f("step_seconds", &PerfWindowView::step_seconds);
+  }
+};
+
+struct JitterView {
+  double tgs_cv_pct = 0, step_seconds_cv_pct = 0;
+  Nullable<double> step_seconds_p99_over_p50;
+  template <class F>
+  static void Fields(F& f) {
+    f("tgs_cv_pct", &JitterView::tgs_cv_pct);
+    f("step_seconds_cv_pct", &JitterView::step_seconds_cv_pct);
+    f("step_seconds_p99_over_p50", &JitterView::step_seconds_p99_over_p50);
+  }
+};
+
+struct LossTrend {
+  std::optional<double> first, last, min, slope_per_100_steps;   // absent when every loss is NaN
+  int64_t nan_steps = 0;
+  std::string trend;
+  template <class F>
+  static void Fields(F& f) {
+    f("first", &LossTrend::first);
+    f("last", &LossTrend::last);
+    f("min", &LossTrend::min);
+    f("slope_per_100_steps", &LossTrend::slope_per_100_steps);
+    f("nan_steps", &LossTrend::nan_steps);
+    f("trend", &LossTrend::trend, {.one_of = {"flat", "decreasing", "increasing", "nan"}});
+  }
+};
+
+struct OverheadView {
+  bool detected = false;
+  int64_t spikes = 0;
+  Nullable<int64_t> period_steps;
+  double median_step_seconds = 0, extra_seconds_per_spike = 0, overhead_pct = 0;
+  int64_t at_checkpoints = 0;
+  std::vector<int64_t> spike_steps;
+  template <class F>
+  static void Fields(F& f) {
+    f("detected", &OverheadView::detected);
+    f("spikes", &OverheadView::spikes);
+    f("period_steps", &OverheadView::period_steps);
+    f("median_step_seconds", &OverheadView::median_step_seconds);
+    f("extra_seconds_per_spike", &OverheadView::extra_seconds_per_spike);
+    f("overhead_pct", &OverheadView::overhead_pct);
+    f("at_checkpoints", &OverheadView::at_checkpoints);
+    f("spike_steps", &OverheadView::spike_steps, {.description = "the first 12 spike steps"});
+  }
+};
+
+struct ProfileRunView {
+  std::string dir;
+  int64_t xplane_files = 0, bytes = 0;
+  std::vector<std::string> files;
+  template <class F>
+  static void Fields(F& f) {
+    f("dir", &ProfileRunView::dir);
+    f("xplane_files", &ProfileRunView::xplane_files);
+    f("bytes", &ProfileRunView::bytes);
+    f("files", &ProfileRunView::files);
+  }
+};
+
+struct CollectiveKindView {
+  std::string op;
+  int64_t count = 0, async = 0, sync = 0, bytes = 0, max_bytes = 0;
+  template <class F>
+  static void Fields(F& f) {
+    f("op", &CollectiveKindView::op);
+    f("count", &CollectiveKindView::count);
+    f("async", &CollectiveKindView::async);
+    f("sync", &CollectiveKindView::sync);
+    f("bytes", &CollectiveKindView::bytes);
+    f("max_bytes", &CollectiveKindView::max_bytes);
+  }
+};
+
+struct HloDumpView {
+  std::string file;
+  int64_t bytes = 0, instructions = 0, collectives = 0, async_collectives = 0;
+  std::vector<CollectiveKindView> by_kind;
+  template <class F>
+  static void Fields(F& f) {
+    f("file", &HloDumpView::file);
+    f("bytes", &HloDumpView::bytes);
+    f("instructions", &HloDumpView::instructions);
+    f("collectives", &HloDumpView::collectives);
+    f("async_collectives", &HloDumpView::async_collectives);
+    f("by_kind", &HloDumpView::by_kind);
+  }
+};
+
+struct EventFileView {
+  std::string file;
+  int64_t bytes = 0, records = 0;
+  bool truncated = false;
+  template <class F>
+  static void Fields(F& f) {
+    f("file", &EventFileView::file);
+    f("bytes", &EventFileView::bytes);
+    f("records", &EventFileView::records);
+    f("truncated", &EventFileView::truncated);
+  }
+};
+
+struct ArtifactsView {
+  std::vector<ProfileRunView> xplane_profiles;
+  std::vector<HloDumpView> hlo_dumps;
+  std::vector<EventFileView> tensorboard_event_files;
+  std::optional<int64_t> hlo_dumps_total;         // when more than the 4 listed
+  std::optional<std::vector<std::string>> notes;
+  template <class F>
+  static void Fields(F& f) {
+    f("xplane_profiles", &ArtifactsView::xplane_profiles);
+    f("hlo_dumps", &ArtifactsView::hlo_dumps);
+    f("tensorboard_event_files", &ArtifactsView::tensorboard_event_files);
+    f("hlo_dumps_total", &ArtifactsView::hlo_dumps_total);
+    f("notes", &ArtifactsView::notes);
+  }
+};
+
+struct ReportLink {
+  std::string path, url;
+  template <class F>
+  static void Fields(F& f) {
+    f("path", &ReportLink::path);
+    f("url", &ReportLink::url);
+  }
+};
+
+struct PerfAnswer {
+  PerfJobView job;
+  std::string status, cls;
+  PerfSteps steps;
+  PerfSteady steady;
+  MfuSource mfu;
+  std::vector<PerfWindowView> windows;
+  JitterView jitter;
+  Nullable<LossTrend> loss;
+  std::string tgs_pattern;
+  std::vector<TgsPhase> phases;
+  OverheadView periodic_overhead;
+  ArtifactsView artifacts;
+  Nullable<ReportLink> report;
+  std::vector<std::string> notes;
+  std::string verdict;
+  bool truncated = false;                 // set by the answer budget
+  std::optional<std::string> omitted;     // what the budget left out
+  template <class F>
+  static void Fields(F& f) {
+    f("job", &PerfAnswer::job);
+    f("status", &PerfAnswer::status, {.description = "triage_log's status of the job"});
+    f("class", &PerfAnswer::cls, {.description = "triage_log's class of the job"});
+    f("steps", &PerfAnswer::steps);
+    f("steady", &PerfAnswer::steady);
+    f("mfu", &PerfAnswer::mfu);
+    f("windows", &PerfAnswer::windows);
+    f("jitter", &PerfAnswer::jitter);
+    f("loss", &PerfAnswer::loss);
+    f("tgs_pattern", &PerfAnswer::tgs_pattern);
+    f("phases", &PerfAnswer::phases);
+    f("periodic_overhead", &PerfAnswer::periodic_overhead);
+    f("artifacts", &PerfAnswer::artifacts);
+    f("report", &PerfAnswer::report);
+    f("notes", &PerfAnswer::notes);
+    f("verdict", &PerfAnswer::verdict);
+    f("truncated", &PerfAnswer::truncated);
+    f("omitted", &PerfAnswer::omitted);
+  }
+};
+
+}  // namespace mt::tools
