@@ -22,20 +22,6 @@ constexpr const char* kDescription =
 constexpr size_t kDefaultTokens = 2000;
 constexpr size_t kFullTokens = 20000;
 
-Json InputSchema() {
-  return Json{{"type", "object"},
-              {"additionalProperties", false},
-              {"required", {"jobs"}},
-              {"properties",
-               {{"jobs", {{"type", "array"}, {"minItems", 2}, {"maxItems", 8},
-                          {"items", {{"type", "string"}, {"minLength", 1}, {"maxLength", 1024}}},
-                          {"description", "job ids, directories or log names: A (baseline), B, [C…]"}}},
-                {"warmup_steps", {{"type", "integer"}, {"minimum", 0}, {"maximum", 100000}, {"default", 5}}},
-                {"tsdb", {{"type", "boolean"}, {"default", true}, {"description", "false: compare the logs only"}}},
-                {"now", {{"type", "string"}, {"maxLength", 40}, {"description", "ISO-8601 'now' for triage (default: the end of each job's TSDB data, else the clock)"}}},
-                {"detail", {{"enum", {"summary", "full"}}, {"default", "summary"}, {"description", "full: more metrics rows, up to 20,000 tokens"}}}}}};
-}
-
 Json OutputSchema() {
   Json num_or_null = {{"type", {"number", "null"}}};
   Json metric = {{"type", "object"},
@@ -87,15 +73,16 @@ void Bound(Json& out, size_t max_tokens) {
 
 }  // namespace
 
-Json CompareJobsStructured(const std::filesystem::path& workspace, const Json& args, TsdbManager& manager, mcp::CallContext* call) {
+Json CompareJobsStructured(const std::filesystem::path& workspace, const CompareJobsInput& in, TsdbManager& manager,
+                           mcp::CallContext* call) {
   Workspace ws(workspace);
   std::vector<JobFiles> jobs;
-  for (const auto& j : args.at("jobs")) jobs.push_back(ws.Resolve(j.get<std::string>()));
+  for (const auto& j : in.jobs) jobs.push_back(ws.Resolve(j));
   CompareOptions o;
-  if (args.contains("warmup_steps")) o.warmup_steps = static_cast<int>(args["warmup_steps"].get<int64_t>());
-  if (args.contains("tsdb")) o.use_tsdb = args["tsdb"].get<bool>();
-  if (args.contains("now")) o.now = args["now"].get<std::string>();
-  bool full = args.value("detail", std::string("summary")) == "full";
+  o.warmup_steps = static_cast<int>(in.warmup_steps);
+  o.use_tsdb = in.tsdb;
+  o.now = in.now.value_or("");
+  const bool full = in.detail == "full";
   o.max_metrics = full ? 60 : 10;
   Json out = CompareJobs(ws, jobs, o, &manager, call);
   Bound(out, full ? kFullTokens : kDefaultTokens);
@@ -107,7 +94,7 @@ mcp::Tool CompareJobsTool(const std::filesystem::path& workspace, TsdbManager& m
   t.name = "compare_jobs";
   t.title = "Compare jobs: why is B slower than A";
   t.description = kDescription;
-  t.input_schema = InputSchema();
+  t.input_schema = mcp::SchemaOf<CompareJobsInput>();
   t.output_schema = OutputSchema();
   t.annotations = mcp::ToolAnnotations::ReadOnly();
   // A cold call starts Prometheus on private TSDB copies (seconds to minutes): clients that
@@ -116,7 +103,7 @@ mcp::Tool CompareJobsTool(const std::filesystem::path& workspace, TsdbManager& m
   TsdbManager* m = &manager;
   t.handler = [workspace, m](const Json& args, mcp::CallContext& ctx) -> mcp::ToolResult {
     try {
-      Json out = CompareJobsStructured(workspace, args, *m, &ctx);
+      Json out = CompareJobsStructured(workspace, mcp::Decode<CompareJobsInput>(args), *m, &ctx);
       std::string text = CompareText(out);
       return mcp::ToolResult::Structured(std::move(out), std::move(text));
     } catch (const std::exception& e) {

@@ -1,6 +1,11 @@
 // compare_jobs: why is B slower (or faster) than A, in one call. Schema and handler
 // together; the CLI (`mt compare`) calls CompareJobsStructured.
 #pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mcp/typed.h"
 #include <filesystem>
 
 #include "mcp/registry.h"
@@ -10,13 +15,36 @@
 
 namespace mt::tools {
 
+struct CompareJobsInput {
+  std::vector<std::string> jobs;
+  int64_t warmup_steps = 5;
+  bool tsdb = true;
+  std::optional<std::string> now;
+  std::string detail = "summary";
+
+  template <class F>
+  static void Fields(F& f) {
+    f("jobs", &CompareJobsInput::jobs,
+      {.description = "job ids, directories or log names: A (baseline), B, [C…]",
+       .schema = Json{{"items", {{"type", "string"}, {"minLength", 1}, {"maxLength", 1024}}}},
+       .min_items = 2,
+       .max_items = 8});
+    f("warmup_steps", &CompareJobsInput::warmup_steps, {.minimum = 0, .maximum = 100000, .default_value = 5});
+    f("tsdb", &CompareJobsInput::tsdb, {.description = "false: compare the logs only", .default_value = true});
+    f("now", &CompareJobsInput::now,
+      {.description = "ISO-8601 'now' for triage (default: the end of each job's TSDB data, else the clock)", .max_length = 40});
+    f("detail", &CompareJobsInput::detail,
+      {.description = "full: more metrics rows, up to 20,000 tokens", .one_of = {"summary", "full"}, .default_value = "summary"});
+  }
+};
+
 mcp::Tool CompareJobsTool(const std::filesystem::path& workspace, TsdbManager& manager);
 // Registers compare_jobs on the process-wide DefaultTsdbManager().
 void RegisterCompareJobs(mcp::Registry& registry, const ProductOptions& options);
 
-// Validated arguments ({jobs: [A, B, …], …}) → structuredContent, bounded to 2,000 tokens
+// The comparison an input asks for → structuredContent, bounded to 2,000 tokens
 // (20,000 with detail: full). `call` may be null.
-Json CompareJobsStructured(const std::filesystem::path& workspace, const Json& arguments, TsdbManager& manager,
+Json CompareJobsStructured(const std::filesystem::path& workspace, const CompareJobsInput& input, TsdbManager& manager,
                            mcp::CallContext* call);
 
 }  // namespace mt::tools

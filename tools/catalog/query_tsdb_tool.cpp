@@ -33,30 +33,6 @@ constexpr size_t kFullTokens = 20000;
 
 Json Str() { return Json{{"type", "string"}}; }
 Json Num() { return Json{{"type", "number"}}; }
-Json TimeArg(const char* what) {
-  return Json{{"type", {"string", "number"}},
-              {"description", std::string(what) + ": ISO-8601 (2026-02-24T19:06:00Z) or Unix seconds"}};
-}
-
-Json InputSchema() {
-  return Json{
-      {"type", "object"},
-      {"additionalProperties", false},
-      {"required", {"job", "mode"}},
-      {"properties",
-       {{"job", {{"type", "string"}, {"minLength", 1}, {"maxLength", 1024}, {"description", "job id, directory or log name"}}},
-        {"mode", {{"enum", {"discover", "promql", "playbook", "correlate"}}}},
-        {"query", {{"type", "string"}, {"minLength", 1}, {"maxLength", 8192}, {"description", "PromQL (mode promql)"}}},
-        {"start", TimeArg("range start (promql; playbook window)")},
-        {"end", TimeArg("range end (promql; playbook window)")},
-        {"time", TimeArg("instant-query time (promql) or the moment to correlate")},
-        {"step", {{"type", "number"}, {"exclusiveMinimum", 0}, {"maximum", 86400}, {"description", "range step in seconds (raised if a series would exceed 11,000 points)"}}},
-        {"points", {{"type", "integer"}, {"minimum", 0}, {"maximum", 500}, {"default", 20}, {"description", "raw points returned at most (promql)"}}},
-        {"playbook", {{"enum", {"auto", "hang", "heartbeat", "host_oom", "node_failure", "gpu_health", "network_health", "training_stability"}}}},
-        {"training_step", {{"type", "integer"}, {"minimum", 0}, {"description", "correlate at this training step (mapped to time through tb_step)"}}},
-        {"now", {{"type", "string"}, {"maxLength", 40}, {"description", "ISO-8601 'now' for the triage that sets default windows (default: the end of the TSDB's data)"}}},
-        {"detail", {{"enum", {"summary", "full"}}, {"default", "summary"}, {"description", "full: up to 20,000 tokens instead of 2,000"}}}}}};
-}
 
 Json OutputSchema() {
   Json finding = {{"type", "object"},
@@ -127,9 +103,9 @@ Json OutputSchema() {
 constexpr double kEarliestTime = 946684800;    // 2000-01-01T00:00:00Z
 constexpr double kLatestTime = 4102444800;     // 2100-01-01T00:00:00Z
 
-std::optional<double> ParseTime(const Json& args, const char* key) {
-  if (!args.contains(key)) return std::nullopt;
-  const Json& v = args[key];
+std::optional<double> ParseTime(const std::optional<Json>& arg, const char* key) {
+  if (!arg) return std::nullopt;
+  const Json& v = *arg;
   double t = 0;
   std::string shown;
   if (v.is_number()) {
@@ -202,11 +178,11 @@ void Bound(Json& out, size_t max_tokens) {
 
 }  // namespace
 
-Json QueryTsdbStructured(const JobFiles& job, const Json& args, TsdbManager& manager, mcp::CallContext* call,
+Json QueryTsdbStructured(const JobFiles& job, const QueryTsdbInput& in, TsdbManager& manager, mcp::CallContext* call,
                          Json* stats) {
-  const std::string mode = args.at("mode").get<std::string>();
+  const std::string& mode = in.mode;
   // Bad times are the caller's mistake: say so before any TSDB work (and whatever the job).
-  for (const char* key : {"start", "end", "time"}) ParseTime(args, key);
+  ParseTime(in.start, "start"), ParseTime(in.end, "end"), ParseTime(in.time, "time");
   if (job.dir.empty()) throw std::invalid_argument("job " + job.id + " has no job directory, so no TSDB");
   const auto tsdb_dir = job.dir / "prometheus";
   TsdbLayout layout = ReadTsdbLayout(tsdb_dir);
@@ -219,7 +195,7 @@ Json QueryTsdbStructured(const JobFiles& job, const Json& args, TsdbManager& man
     Json targs = Json::object();
     // With no compacted block yet (a job that just started) there is no data end to judge
     // at: the clock decides.
-    if (args.contains("now")) targs["now"] = args["now"].get<std::string>();
+    if (in.now) targs["now"] = *in.now;
     else if (!layout.blocks.empty()) targs["now"] = FormatIso8601(static_cast<int64_t>(data.end));
     try {
       triage = TriageLogStructured(job, targs);
@@ -240,22 +216,22 @@ Json QueryTsdbStructured(const JobFiles& job, const Json& args, TsdbManager& man
   std::optional<TsdbWindow> window;
   std::optional<double> at;
   std::optional<long> at_step;
-  auto start = ParseTime(args, "start"), end = ParseTime(args, "end");
+  auto start = ParseTime(in.start, "start"), end = ParseTime(in.end, "end");
   if (mode == "promql") {
-    if (!args.contains("query")) throw std::invalid_argument("mode promql needs `query`");
-    pq.query = args["query"].get<std::string>();
+    if (!in.query) throw std::invalid_argument("mode promql needs `query`");
+    pq.query = *in.query;
     pq.start = start;
     pq.end = end;
-    if (args.contains("step")) pq.step = args["step"].get<double>();
-    pq.time = ParseTime(args, "time");
-    pq.points = args.value("points", 20);
+    pq.step = in.step;
+    pq.time = ParseTime(in.time, "time");
+    pq.points = static_cast<int>(in.points);
   } else if (mode == "playbook") {
-    playbook = args.value("playbook", std::string("auto"));
+    playbook = in.playbook.value_or("auto");
     if (start || end) window = TsdbWindow{start.value_or(data.start), end.value_or(data.end)};
     if (window && window->end <= window->start) throw std::invalid_argument("end must be after start");
   } else if (mode == "correlate") {
-    at = ParseTime(args, "time");
-    if (args.contains("training_step")) at_step = args["training_step"].get<long>();
+    at = ParseTime(in.time, "time");
+    if (in.training_step) at_step = static_cast<long>(*in.training_step);
     if (!at && !at_step) throw std::invalid_argument("mode correlate needs `time` or `training_step`");
   }
 
@@ -336,7 +312,7 @@ Json QueryTsdbStructured(const JobFiles& job, const Json& args, TsdbManager& man
     out = run(again);
     out["notes"].push_back("Prometheus stopped answering during the call and was restarted");
   }
-  Bound(out, args.value("detail", std::string("summary")) == "full" ? kFullTokens : kDefaultTokens);
+  Bound(out, in.detail == "full" ? kFullTokens : kDefaultTokens);
   return out;
 }
 
@@ -362,7 +338,7 @@ mcp::Tool QueryTsdbTool(const std::filesystem::path& workspace, TsdbManager& man
   t.name = "query_tsdb";
   t.title = "Query a job's Prometheus TSDB";
   t.description = kDescription;
-  t.input_schema = InputSchema();
+  t.input_schema = mcp::SchemaOf<QueryTsdbInput>();
   t.output_schema = OutputSchema();
   t.annotations = mcp::ToolAnnotations::ReadOnly();
   // A cold call starts Prometheus on private TSDB copies (seconds to minutes): clients that
@@ -372,9 +348,10 @@ mcp::Tool QueryTsdbTool(const std::filesystem::path& workspace, TsdbManager& man
   t.handler = [workspace, m](const Json& args, mcp::CallContext& ctx) -> mcp::ToolResult {
     try {
       Workspace ws(workspace);
-      JobFiles job = ws.Resolve(args["job"].get<std::string>());
+      const QueryTsdbInput in = mcp::Decode<QueryTsdbInput>(args);
+      JobFiles job = ws.Resolve(in.job);
       Json stats;
-      Json out = QueryTsdbStructured(job, args, *m, &ctx, &stats);
+      Json out = QueryTsdbStructured(job, in, *m, &ctx, &stats);
       std::string text = QueryTsdbText(out);
       mcp::ToolResult r = mcp::ToolResult::Structured(std::move(out), std::move(text));
       r.meta = Json{{"mt/tsdb", std::move(stats)}};

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "tools/common/iso_time.h"
+#include "tools/logs/scan_cache.h"
 #include "tools/logs/triage.h"
 
 namespace mt::tools {
@@ -136,37 +137,37 @@ Json OutputSchema() {
               {"omitted", Nullable("string")}});
 }
 
-Json InputSchema() {
-  return Json{{"type", "object"},
-              {"additionalProperties", false},
-              {"required", {"job"}},
-              {"properties",
-               {{"job", {{"type", "string"}, {"minLength", 1}, {"maxLength", 1024},
-                         {"description", "job id (7877, local_…, k8s-…), job directory or log file name, relative to the workspace"}}},
-                {"now", {{"type", "string"}, {"maxLength", 40},
-                         {"description", "ISO-8601 time to judge progress and hangs against (default: the server's clock)"}}},
-                {"detail", {{"enum", {"summary", "full"}}, {"default", "summary"},
-                            {"description", "full: up to 50 evidence lines, every next step, init-wave detail"}}},
-                {"heartbeat_timeout_seconds", {{"type", "integer"}, {"minimum", 1}, {"maximum", 604800},
-                                               {"description", "the job's heartbeat timeout when the log does not state it"}}}}}};
-}
-
 }  // namespace
+
+TriageOptions TriageOptionsFrom(const TriageLogInput& in) {
+  TriageOptions o;
+  if (in.now) {
+    auto t = ParseIso8601(*in.now);
+    if (!t) throw std::invalid_argument("now: '" + *in.now + "' is not an ISO-8601 time such as 2026-02-24T19:21:00Z");
+    o.now = *t;
+  } else {
+    o.now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  }
+  o.full = in.detail == "full";
+  o.heartbeat_timeout_seconds = in.heartbeat_timeout_seconds;
+  return o;
+}
 
 mcp::Tool TriageLogTool(const std::filesystem::path& workspace) {
   mcp::Tool t;
   t.name = "triage_log";
   t.title = "Triage a training job log";
   t.description = kDescription;
-  t.input_schema = InputSchema();
+  t.input_schema = mcp::SchemaOf<TriageLogInput>();
   t.output_schema = OutputSchema();
   t.annotations = mcp::ToolAnnotations::ReadOnly();
   t.handler = [workspace](const Json& args, mcp::CallContext&) -> mcp::ToolResult {
     try {
       Workspace ws(workspace);
-      JobFiles job = ws.Resolve(args["job"].get<std::string>());
+      const TriageLogInput in = mcp::Decode<TriageLogInput>(args);
+      JobFiles job = ws.Resolve(in.job);
       Json scan_meta;
-      Json out = TriageLogStructured(job, args, &scan_meta);
+      Json out = TriageJob(job, TriageOptionsFrom(in), ScanCache::Shared(), &scan_meta);
       std::string text = out["headline"].get<std::string>();
       if (out["remedy"].is_string()) text += "\nremedy: " + out["remedy"].get<std::string>();
       for (const auto& e : out["evidence"])

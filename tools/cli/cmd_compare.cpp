@@ -6,6 +6,7 @@
 #include "tools/cli/flags.h"
 #include "tools/catalog/compare_jobs_tool.h"
 #include "tools/catalog/config.h"
+#include "tools/catalog/validated_input.h"
 
 namespace mt::tools::cli {
 namespace {
@@ -24,29 +25,17 @@ int RunCompare(const std::vector<std::string>& args) {
   }
   Json a = Json::object();
   a["jobs"] = flags.positional();
-  if (auto w = flags.value("warmup-steps")) {
-    try {
-      size_t used = 0;
-      long v = std::stol(*w, &used);
-      if (used != w->size() || v < 0 || v > 100000) throw std::invalid_argument(*w);
-      a["warmup_steps"] = v;
-    } catch (const std::exception&) {
-      std::cerr << "mt compare: --warmup-steps needs an integer 0..100000\n" << kUsage << "\n";
-      return kExitUsage;
-    }
+  if (!CopyIntegerFlag(flags, "warmup-steps", a, "warmup_steps")) {
+    std::cerr << "mt compare: --warmup-steps takes a whole number (0-100000)\n" << kUsage << "\n";
+    return kExitUsage;
   }
-  if (auto d = flags.value("detail")) {
-    if (*d != "summary" && *d != "full") {
-      std::cerr << "mt compare: --detail must be summary or full\n" << kUsage << "\n";
-      return kExitUsage;
-    }
-    a["detail"] = *d;
-  }
-  if (auto n = flags.value("now")) a["now"] = *n;
+  for (const char* f : {"detail", "now"}) CopyStringFlag(flags, f, a, f);
   if (flags.has("no-tsdb")) a["tsdb"] = false;
   try {
     Config config = ResolveConfig(flags.value("config"), flags.value("workspace"));
-    Json out = CompareJobsStructured(config.workspace, a, DefaultTsdbManager(), nullptr);
+    Json out = CompareJobsStructured(
+        config.workspace, ValidatedInput<CompareJobsInput>(CompareJobsTool(config.workspace, DefaultTsdbManager()), a),
+        DefaultTsdbManager(), nullptr);
     if (flags.has("json")) std::cout << out.dump() << "\n";
     else std::cout << CompareText(out) << "\n";
     return kExitOk;

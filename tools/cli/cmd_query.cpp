@@ -10,6 +10,7 @@
 #include "tools/catalog/config.h"
 #include "tools/tsdb/prometheus_client.h"
 #include "tools/catalog/query_tsdb_tool.h"
+#include "tools/catalog/validated_input.h"
 
 namespace mt::tools::cli {
 namespace {
@@ -64,9 +65,6 @@ int RunQuery(const std::vector<std::string>& args) {
   if (auto p = flags.value("playbook")) {
     a["mode"] = "playbook";
     a["playbook"] = *p;
-    static const std::vector<std::string> known = {"auto", "hang", "heartbeat", "host_oom", "node_failure",
-                                                   "gpu_health", "network_health", "training_stability"};
-    if (std::find(known.begin(), known.end(), *p) == known.end()) return usage("unknown playbook '" + *p + "'");
   }
   if (auto c = flags.value("correlate")) {
     a["mode"] = "correlate";
@@ -81,24 +79,16 @@ int RunQuery(const std::vector<std::string>& args) {
     if (!v) return usage("--step needs a duration such as 60, 60s, 5m");
     a["step"] = *v;
   }
-  if (auto p = flags.value("points")) {
-    try {
-      a["points"] = std::stoi(*p);
-    } catch (const std::exception&) {
-      return usage("--points needs a number");
-    }
-  }
-  if (auto d = flags.value("detail")) {
-    if (*d != "summary" && *d != "full") return usage("--detail must be summary or full");
-    a["detail"] = *d;
-  }
+  if (!CopyIntegerFlag(flags, "points", a, "points")) return usage("--points takes a whole number (0-500)");
+  CopyStringFlag(flags, "detail", a, "detail");
   try {
     TsdbManagerOptions opts = TsdbManagerOptions::FromEnvironment();
     if (auto p = flags.value("prometheus")) opts.prometheus_binary = *p;
     Config config = ResolveConfig(flags.value("config"), flags.value("workspace"));
-    JobFiles job = Workspace(config.workspace).Resolve(flags.positional()[0]);
     TsdbManager manager(opts);   // stops its Prometheus when this command returns
-    Json out = QueryTsdbStructured(job, a, manager, nullptr);
+    const QueryTsdbInput in = ValidatedInput<QueryTsdbInput>(QueryTsdbTool(config.workspace, manager), a);
+    JobFiles job = Workspace(config.workspace).Resolve(in.job);
+    Json out = QueryTsdbStructured(job, in, manager, nullptr);
     if (flags.has("json")) std::cout << out.dump() << "\n";
     else std::cout << QueryTsdbText(out) << "\n";
     return kExitOk;

@@ -9,6 +9,8 @@
 #include "tools/cli/flags.h"
 #include "tools/catalog/config.h"
 #include "tools/catalog/triage_log_tool.h"
+#include "tools/catalog/validated_input.h"
+#include "tools/logs/scan_cache.h"
 
 namespace mt::tools::cli {
 namespace {
@@ -79,34 +81,24 @@ int RunTriage(const std::vector<std::string>& args) {
   }
   Json a = Json::object();
   if (auto now = flags.value("now")) a["now"] = *now;
-  if (auto d = flags.value("detail")) {
-    if (*d != "summary" && *d != "full") {
-      std::cerr << "mt triage: --detail must be summary or full\n" << kUsage << "\n";
-      return kExitUsage;
-    }
-    a["detail"] = *d;
-  }
-  if (auto h = flags.value("heartbeat-timeout")) {
-    try {
-      size_t used = 0;
-      long v = std::stol(*h, &used);
-      if (used != h->size() || v <= 0) throw std::invalid_argument(*h);
-      a["heartbeat_timeout_seconds"] = v;
-    } catch (const std::exception&) {
-      std::cerr << "mt triage: --heartbeat-timeout needs a positive number of seconds\n" << kUsage << "\n";
-      return kExitUsage;
-    }
+  CopyStringFlag(flags, "detail", a, "detail");
+  if (!CopyIntegerFlag(flags, "heartbeat-timeout", a, "heartbeat_timeout_seconds")) {
+    std::cerr << "mt triage: --heartbeat-timeout takes a whole number of seconds\n" << kUsage << "\n";
+    return kExitUsage;
   }
   const std::string& target = flags.positional()[0];
   try {
     JobFiles job;
+    std::filesystem::path workspace = ".";
     if (IsFile(target)) {
       job = DescribeLogFile(target);
     } else {
-      Config config = ResolveConfig(flags.value("config"), flags.value("workspace"));
-      job = Workspace(config.workspace).Resolve(target);
+      workspace = ResolveConfig(flags.value("config"), flags.value("workspace")).workspace;
+      job = Workspace(workspace).Resolve(target);
     }
-    Json out = TriageLogStructured(job, a);
+    a["job"] = target;
+    const TriageLogInput in = ValidatedInput<TriageLogInput>(TriageLogTool(workspace), a);
+    Json out = TriageJob(job, TriageOptionsFrom(in), ScanCache::Shared());
     if (flags.has("json")) std::cout << out.dump() << "\n";
     else PrintHuman(out);
     return kExitOk;

@@ -8,6 +8,7 @@
 # Usage: perf_compare_test.sh MT MT_SIMTRAIN PYTHON CHECKS_PY SCENARIO_DIR
 # Env: MT_PERF_TEST_PORT (first of 20 loopback ports for Prometheus, default 19820).
 set -euo pipefail
+. "$(dirname "$0")/stop_leftover_prometheus.sh"
 mt=$1 sim=$2 py=$3 checks=$4 scenarios=$5
 work=$(mktemp -d /tmp/mt-perf-compare-it.XXXXXX)
 export TMPDIR="$work/tmp"
@@ -21,13 +22,7 @@ cleanup() {
     kill "$serve_pid" 2>/dev/null || true
     wait "$serve_pid" 2>/dev/null || true
   fi
-  for d in /proc/[0-9]*; do
-    if { tr '\0' ' ' < "$d/cmdline"; } 2>/dev/null | grep -q -- "--storage.tsdb.path=$work"; then
-      echo "left running: ${d#/proc/}" >&2
-      kill "${d#/proc/}" 2>/dev/null || true
-      rc=1
-    fi
-  done
+  stop_leftover_prometheus "$work" || rc=1
   rm -rf "$work"
   exit $rc
 }

@@ -6,6 +6,7 @@
 # Usage: query_tsdb_test.sh MT MT_SIMTRAIN PYTHON CHECKS_PY
 # Env: MT_TSDB_TEST_PORT (first of 20 loopback ports, default 19780).
 set -euo pipefail
+. "$(dirname "$0")/stop_leftover_prometheus.sh"
 mt=$1 sim=$2 py=$3 checks=$4
 work=$(mktemp -d /tmp/mt-query-tsdb-it.XXXXXX)
 export TMPDIR="$work/tmp"      # the private TSDB copies (and their Prometheus) live here
@@ -14,14 +15,7 @@ base=${MT_TSDB_TEST_PORT:-19780}
 export MT_TSDB_PORTS="$base-$((base + 19))"
 cleanup() {
   local rc=$?
-  # Any Prometheus still serving a copy under $work (there should be none): stop it by PID.
-  for d in /proc/[0-9]*; do
-    if tr '\0' ' ' < "$d/cmdline" 2>/dev/null | grep -q -- "--storage.tsdb.path=$work"; then
-      echo "left running: ${d#/proc/}" >&2
-      kill "${d#/proc/}" 2>/dev/null || true
-      rc=1
-    fi
-  done
+  stop_leftover_prometheus "$work" || rc=1
   rm -rf "$work"
   exit $rc
 }
