@@ -232,6 +232,46 @@ struct ToolInfo {
   bool task_on_demand = false;
 };
 
+namespace typed_detail {
+
+// The parts of a typed tool that are not its handler.
+template <class In, class Out>
+Tool ToolShell(ToolInfo info) {
+  Tool t;
+  t.name = std::move(info.name);
+  t.title = std::move(info.title);
+  t.description = std::move(info.description);
+  t.input_schema = SchemaOf<In>();
+  t.output_schema = SchemaOf<Out>();
+  t.annotations = info.annotations;
+  t.quick = info.quick;
+  t.task_support = info.task_support;
+  t.task_on_demand = info.task_on_demand;
+  return t;
+}
+
+// Runs `run`, encodes its answer and lets `respond` (which may trim the encoding) write the
+// text block; a std::exception becomes the tool error "<name>: <what>".
+template <class In, class Out, class Respond>
+ToolHandler AnswerHandler(std::string name, std::function<Out(const In&, CallContext&)> run, Respond respond) {
+  return [name = std::move(name), run = std::move(run), respond = std::move(respond)](const Json& args,
+                                                                                       CallContext& ctx) -> ToolResult {
+    try {
+      const In in = Decode<In>(args);
+      const Out out = run(in, ctx);
+      Json encoded = Encode(out);
+      std::string text = respond(in, out, encoded);
+      return ToolResult::Structured(std::move(encoded), std::move(text));
+    } catch (const RpcError&) {
+      throw;
+    } catch (const std::exception& e) {
+      return ToolResult::Error(name + ": " + e.what());
+    }
+  };
+}
+
+}  // namespace typed_detail
+
 // A tool from a function of typed input to typed output. `summary` writes the text block
 // clients without structured output show. A std::exception from `run` becomes the tool
 // error "<name>: <what>" the model can act on (protocol errors and input_required
@@ -239,49 +279,9 @@ struct ToolInfo {
 template <class In, class Out>
 Tool MakeTypedTool(ToolInfo info, std::function<Out(const In&, CallContext&)> run,
                    std::function<std::string(const Out&)> summary) {
-  Tool t;
-  t.name = info.name;
-  t.title = std::move(info.title);
-  t.description = std::move(info.description);
-  t.input_schema = SchemaOf<In>();
-  t.output_schema = SchemaOf<Out>();
-  t.annotations = info.annotations;
-  t.quick = info.quick;
-  t.task_support = info.task_support;
-  t.task_on_demand = info.task_on_demand;
-  t.handler = [name = info.name, run = std::move(run), summary = std::move(summary)](const Json& args,
-                                                                                      CallContext& ctx) -> ToolResult {
-    try {
-      Out out = run(Decode<In>(args), ctx);
-      std::string text = summary(out);
-      return ToolResult::Structured(Encode(out), std::move(text));
-    } catch (const RpcError&) {
-      throw;
-    } catch (const std::exception& e) {
-      return ToolResult::Error(name + ": " + e.what());
-    }
-  };
-  return t;
-}
-
-// For tools whose handler builds the whole result itself (approval-gated tools answer with a
-// plan record, an error or an input_required round): schemas from In and Out, arguments
-// decoded into In, the handler's ToolResult returned as it is.
-template <class In, class Out>
-Tool MakeTypedTool(ToolInfo info, std::function<ToolResult(const In&, CallContext&)> run) {
-  Tool t;
-  t.name = info.name;
-  t.title = std::move(info.title);
-  t.description = std::move(info.description);
-  t.input_schema = SchemaOf<In>();
-  t.output_schema = SchemaOf<Out>();
-  t.annotations = info.annotations;
-  t.quick = info.quick;
-  t.task_support = info.task_support;
-  t.task_on_demand = info.task_on_demand;
-  t.handler = [run = std::move(run)](const Json& args, CallContext& ctx) -> ToolResult {
-    return run(Decode<In>(args), ctx);
-  };
+  Tool t = typed_detail::ToolShell<In, Out>(std::move(info));
+  t.handler = typed_detail::AnswerHandler<In, Out>(
+      t.name, std::move(run), [summary = std::move(summary)](const In&, const Out& out, Json&) { return summary(out); });
   return t;
 }
 
@@ -291,21 +291,19 @@ Tool MakeTypedTool(ToolInfo info, std::function<ToolResult(const In&, CallContex
 template <class In, class Out>
 Tool MakeTypedTool(ToolInfo info, std::function<Out(const In&, CallContext&)> run,
                    std::function<std::string(const In&, Json& encoded)> finish) {
-  Tool t = MakeTypedTool<In, Out>(
-      std::move(info), [](const In&, CallContext&) -> ToolResult { return ToolResult::Error("not reached"); });
-  t.handler = [name = t.name, run = std::move(run), finish = std::move(finish)](const Json& args,
-                                                                                CallContext& ctx) -> ToolResult {
-    try {
-      const In in = Decode<In>(args);
-      Json out = Encode(run(in, ctx));
-      std::string text = finish(in, out);
-      return ToolResult::Structured(std::move(out), std::move(text));
-    } catch (const RpcError&) {
-      throw;
-    } catch (const std::exception& e) {
-      return ToolResult::Error(name + ": " + e.what());
-    }
-  };
+  Tool t = typed_detail::ToolShell<In, Out>(std::move(info));
+  t.handler = typed_detail::AnswerHandler<In, Out>(
+      t.name, std::move(run), [finish = std::move(finish)](const In& in, const Out&, Json& encoded) { return finish(in, encoded); });
+  return t;
+}
+
+// For tools whose handler builds the whole result itself (approval-gated tools answer with a
+// plan record, an error or an input_required round): schemas from In and Out, arguments
+// decoded into In, the handler's ToolResult returned as it is.
+template <class In, class Out>
+Tool MakeTypedTool(ToolInfo info, std::function<ToolResult(const In&, CallContext&)> run) {
+  Tool t = typed_detail::ToolShell<In, Out>(std::move(info));
+  t.handler = [run = std::move(run)](const Json& args, CallContext& ctx) -> ToolResult { return run(Decode<In>(args), ctx); };
   return t;
 }
 

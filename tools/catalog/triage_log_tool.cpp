@@ -1,9 +1,7 @@
 #include "tools/catalog/triage_log_tool.h"
 
-#include <chrono>
 #include <stdexcept>
 
-#include "tools/common/iso_time.h"
 #include "tools/logs/scan_cache.h"
 #include "tools/logs/triage.h"
 
@@ -140,17 +138,7 @@ Json OutputSchema() {
 }  // namespace
 
 TriageOptions TriageOptionsFrom(const TriageLogInput& in) {
-  TriageOptions o;
-  if (in.now) {
-    auto t = ParseIso8601(*in.now);
-    if (!t) throw std::invalid_argument("now: '" + *in.now + "' is not an ISO-8601 time such as 2026-02-24T19:21:00Z");
-    o.now = *t;
-  } else {
-    o.now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  }
-  o.full = in.detail == "full";
-  o.heartbeat_timeout_seconds = in.heartbeat_timeout_seconds;
-  return o;
+  return MakeTriageOptions(in.now, in.detail == "full", in.heartbeat_timeout_seconds);
 }
 
 mcp::Tool TriageLogTool(const std::filesystem::path& workspace) {

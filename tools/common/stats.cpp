@@ -79,4 +79,10 @@ double Slope(const std::vector<double>& x, const std::vector<double>& y) {
   return sxx > 0 ? sxy / sxx : 0;
 }
 
+double RoundDecimals(double v, int digits) {
+  if (!std::isfinite(v)) return v;
+  const double f = std::pow(10.0, digits);
+  return std::round(v * f) / f;
+}
+
 }  // namespace mt::tools

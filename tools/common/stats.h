@@ -29,4 +29,8 @@ double WelchT(const StatSummary& a, const StatSummary& b);
 // Least-squares slope of y over x (0 with fewer than two distinct x).
 double Slope(const std::vector<double>& x, const std::vector<double>& y);
 
+// `v` rounded to `digits` decimal places (answers carry no float noise); a non-finite value
+// is returned as it is.
+double RoundDecimals(double v, int digits);
+
 }  // namespace mt::tools

@@ -481,18 +481,28 @@ std::string TriageHeadline(const Json& t) {
   return s;
 }
 
-Json TriageLogStructured(const JobFiles& job, const Json& args, Json* scan_meta) {
+TriageOptions MakeTriageOptions(const std::optional<std::string>& now, bool full,
+                                std::optional<int64_t> heartbeat_timeout_seconds) {
   TriageOptions o;
-  if (args.contains("now")) {
-    auto t = ParseIso8601(args["now"].get<std::string>());
-    if (!t) throw std::invalid_argument("now: '" + args["now"].get<std::string>() + "' is not an ISO-8601 time such as 2026-02-24T19:21:00Z");
+  if (now) {
+    auto t = ParseIso8601(*now);
+    if (!t) throw std::invalid_argument("now: '" + *now + "' is not an ISO-8601 time such as 2026-02-24T19:21:00Z");
     o.now = *t;
   } else {
     o.now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   }
-  o.full = args.value("detail", std::string("summary")) == "full";
-  if (args.contains("heartbeat_timeout_seconds")) o.heartbeat_timeout_seconds = args["heartbeat_timeout_seconds"].get<int64_t>();
-  return TriageJob(job, o, ScanCache::Shared(), scan_meta);
+  o.full = full;
+  o.heartbeat_timeout_seconds = heartbeat_timeout_seconds;
+  return o;
+}
+
+Json TriageLogStructured(const JobFiles& job, const Json& args, Json* scan_meta) {
+  std::optional<std::string> now;
+  if (args.contains("now")) now = args["now"].get<std::string>();
+  std::optional<int64_t> heartbeat;
+  if (args.contains("heartbeat_timeout_seconds")) heartbeat = args["heartbeat_timeout_seconds"].get<int64_t>();
+  return TriageJob(job, MakeTriageOptions(now, args.value("detail", std::string("summary")) == "full", heartbeat),
+                   ScanCache::Shared(), scan_meta);
 }
 
 }  // namespace mt::tools

@@ -35,6 +35,11 @@ std::string TriageHeadline(const Json& triage);
 // unknown status (no usable clock) with no end in the log. A live TSDB may be tried then.
 bool MayBeRunning(const Json& triage);
 
+// The options for a `now` (ISO-8601; none = the clock), a detail level and an optional
+// heartbeat timeout. Throws std::invalid_argument for a `now` that is not an ISO-8601 time.
+TriageOptions MakeTriageOptions(const std::optional<std::string>& now, bool full,
+                                std::optional<int64_t> heartbeat_timeout_seconds = std::nullopt);
+
 // triage_log's arguments (job already resolved; `now`, `detail`, heartbeat_timeout_seconds)
 // → its structuredContent, for the MCP tool, the CLI and the tools that triage first
 // (perf_analysis, compare_jobs, query_tsdb). Throws std::invalid_argument for bad

@@ -3,16 +3,13 @@
 #include <cmath>
 
 #include "tools/common/iso_time.h"
+#include "tools/common/stats.h"
 
 namespace mt::tools {
 
 Json TimeOrNull(int64_t t) { return t == kNoTime ? Json(nullptr) : Json(FormatIso8601(t)); }
 
-Json Round(double v, int digits) {
-  if (!std::isfinite(v)) return nullptr;
-  double f = std::pow(10.0, digits);
-  return std::round(v * f) / f;
-}
+Json Round(double v, int digits) { return std::isfinite(v) ? Json(RoundDecimals(v, digits)) : Json(nullptr); }
 
 Json OptRound(const std::optional<double>& v, int digits) { return v ? Round(*v, digits) : Json(nullptr); }
 

@@ -191,10 +191,8 @@ PeriodicOverhead FindPeriodicOverhead(const LogScan& scan, int warmup_steps) {
 
 namespace {
 
-double R(double v, int digits) {
-  double f = std::pow(10.0, digits);
-  return std::isfinite(v) ? std::round(v * f) / f : 0;
-}
+// A rounded number for a field that is always a number (a non-finite statistic reads 0).
+double R(double v, int digits) { return std::isfinite(v) ? RoundDecimals(v, digits) : 0; }
 
 Nullable<int64_t> StepOrNull(int64_t step) { return step < 0 ? Nullable<int64_t>() : Nullable<int64_t>(step); }
 

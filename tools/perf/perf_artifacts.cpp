@@ -142,6 +142,4 @@ ArtifactsView DescribeArtifacts(const PerfArtifacts& a) {
   return v;
 }
 
-Json PerfArtifactsJson(const PerfArtifacts& a) { return mcp::Encode(DescribeArtifacts(a)); }
-
 }  // namespace mt::tools

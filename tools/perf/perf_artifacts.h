@@ -48,6 +48,5 @@ PerfArtifacts FindPerfArtifacts(const std::filesystem::path& job_dir);
 // The answer's view: at most 4 HLO dumps (hlo_dumps_total says how many there were), 8
 // event files and 8 file names per profile run.
 ArtifactsView DescribeArtifacts(const PerfArtifacts& a);
-Json PerfArtifactsJson(const PerfArtifacts& a);
 
 }  // namespace mt::tools

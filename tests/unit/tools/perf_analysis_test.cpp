@@ -325,7 +325,7 @@ TEST(PerfArtifacts, FindsProfilesHloAndEventFiles) {
   EXPECT_FALSE(a.event_files[0].truncated);
   EXPECT_EQ(a.event_files[1].records, 3u);
   EXPECT_TRUE(a.event_files[1].truncated);
-  Json j = PerfArtifactsJson(a);
+  Json j = mcp::Encode(DescribeArtifacts(a));
   EXPECT_EQ(j["hlo_dumps"][0]["collectives"], 6);
   EXPECT_EQ(j["hlo_dumps"][0]["async_collectives"], 3);
 }
