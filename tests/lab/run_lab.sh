@@ -57,7 +57,7 @@ cleanup() {
   fi
   for p in "${LOCAL[@]}"; do [ -n "$p" ] && kill -KILL -- "-$p" 2>/dev/null; done
   bash "$DOWN" "$T/slurm" >/dev/null 2>&1
-  if [ -n "$SAVE" ]; then mkdir -p "$SAVE" && cp "$OUT"/*.log "$SAVE"/ 2>/dev/null; fi
+  if [ -n "$SAVE" ]; then mkdir -p "$SAVE" && cp "$OUT"/*.log "$SAVE"/ 2>/dev/null; mkdir -p "$SAVE/plain_ws" && cp "$T"/ws/slurm-* "$SAVE/plain_ws/" 2>/dev/null; fi
   if [ $rc = 0 ]; then rm -rf "$T"; else echo "kept $T (logs in $T/logs, Slurm's in $T/slurm/log)"; fi
   echo "lab wall time: $((SECONDS - START)) s"
   exit $rc
@@ -79,7 +79,7 @@ eval "$(SLURM_TEST_AUTH=none SLURM_TEST_MEMLIMIT=1 SLURM_CTL_PORT=$CTL SLURM_D_P
         SLURM_SCHED=sched/builtin SLURM_OVERSUBSCRIBE=FORCE:8 bash "$UP" "$T/slurm")" || die "slurm did not come up"
 export SLURM_CONF
 cd "$T" || die "cd $T"
-read -r -a PORTS <<<"$(free_ports 12)"
+read -r -a PORTS <<<"$(free_ports 13)"
 port_i=0
 
 # submit NAME "SBATCH OPTIONS" "SRUN OPTIONS" [train.py args]  -> sets JOB_<NAME>
@@ -88,6 +88,19 @@ submit() {
   # shellcheck disable=SC2086
   id=$(MASTER_PORT=${PORTS[port_i]} LAB_SRUN_OPTS=$sr timeout 20 \
        sbatch --parsable -J "lab-$name" -o "$OUT/$name.log" -O $sb "$HERE/job.sbatch" "$@") \
+    || die "sbatch $name failed"
+  port_i=$((port_i + 1))
+  JOBS+=("$id"); printf -v "JOB_$name" %s "$id"
+}
+# submit_plain NAME "SBATCH OPTIONS" "SRUN OPTIONS" [train.py args]  -> sets JOB_<NAME>: the run
+# writes Slurm's default output names into a workspace of its own, stdout and stderr apart
+# (slurm-%j.out, slurm-%j.err), as a user's plain sbatch does; it is triaged by job id.
+WS=$T/ws; mkdir -p "$WS"
+submit_plain() {
+  local name=$1 sb=$2 sr=$3 id; shift 3
+  # shellcheck disable=SC2086
+  id=$(MASTER_PORT=${PORTS[port_i]} LAB_SRUN_OPTS=$sr timeout 20 \
+       sbatch --parsable -J "lab-$name" -o "$WS/slurm-%j.out" -e "$WS/slurm-%j.err" -O $sb "$HERE/job.sbatch" "$@") \
     || die "sbatch $name failed"
   port_i=$((port_i + 1))
   JOBS+=("$id"); printf -v "JOB_$name" %s "$id"
@@ -153,6 +166,22 @@ check() {
   if [ "$got" = "$want" ]; then r=ok; PASS=$((PASS + 1)); else r=FAIL; FAILS=$((FAILS + 1)); fi
   printf '%-16s %-6s %-30s %-30s %s\n' "$name" "$launch" "$want" "$got" "$r"
 }
+# check_by_id NAME CLASS STATUS: a plain-Slurm run, found by `mt jobs` and triaged by its id in
+# the workspace; its evidence must come from the job's stderr file when the root cause is there
+check_by_id() {
+  local name=$1 want="$2/$3" id now got
+  id=${!name}; name=${name#JOB_}
+  now=$(date -u -d "@$(($(date +%s) + 5))" +%Y-%m-%dT%H:%M:%SZ)
+  got=$({ "$MT" jobs --workspace "$WS" --json && "$MT" triage "$id" --workspace "$WS" --json --now "$now"; } 2>"$T/$name.triage.err" |
+        "$PY" -c 'import json,sys
+docs=[json.loads(l) for l in sys.stdin if l.strip()]
+listed=[j["id"] for j in docs[0]["jobs"]]
+t=docs[1]
+print("%s/%s%s" % (t.get("class"), t.get("status"), "" if sys.argv[1] in listed else " (not listed)"))' "$id" 2>/dev/null) ||
+    got="error: $(head -c 200 "$T/$name.triage.err")"
+  if [ "$got" = "$want" ]; then r=ok; PASS=$((PASS + 1)); else r=FAIL; FAILS=$((FAILS + 1)); fi
+  printf '%-16s %-6s %-30s %-30s %s\n' "$name" "plain" "$want" "$got" "$r"
+}
 mark_failed() { printf '%-16s %-6s %-30s %-30s %s\n' "$1" "$2" "$3/$4" "(run did not finish)" FAIL; FAILS=$((FAILS + 1)); }
 
 # ---- Slurm runs, all at once (the node is shared: OverSubscribe=FORCE, -O) --------------------------
@@ -164,6 +193,7 @@ submit requeue    "-n 2 --mem=1G --requeue --open-mode=append" "$KOBE" --steps 1
 submit none       "-n 3 --mem=1500M" "$KOBE" --steps 20 --timeout 60
 submit rank_exit  "-n 4 --mem=2G" "" --steps 20 --fault rank_exit --fault-rank 2 --fault-step 8 --timeout 60
 submit exception  "-n 2 --mem=1G" "$KOBE" --steps 20 --fault exception --fault-rank 1 --fault-step 8 --timeout 60
+submit_plain plain_exception "-n 2 --mem=1G" "$KOBE" --steps 20 --fault exception --fault-rank 0 --fault-step 6 --timeout 60
 submit hang       "-n 2 --mem=1G" "$KOBE" --steps 20 --fault hang --fault-rank 1 --fault-step 8 --timeout 15
 # the job's 1 GiB is less than the rank's RLIMIT_AS allowance (2 GiB above its size): Slurm's kill comes first
 submit host_oom   "-n 2 --mem=1G" "$KOBE" --steps 40 --fault host_oom --fault-rank 1 --fault-step 6 \
@@ -192,6 +222,9 @@ local_run local_rank_exit 3 --steps 20 --fault rank_exit --fault-rank 1 --fault-
 local_run local_exception 2 --steps 20 --fault exception --fault-rank 1 --fault-step 8 --timeout 60
 # RLIMIT_AS (what `prlimit --as` sets), 1 GiB above the rank's size: the limit, not the machine, runs out
 local_run local_host_oom  2 --steps 40 --fault host_oom --fault-rank 1 --fault-step 6 --oom-cap-mb 1024 --timeout 60
+# shellcheck disable=SC2086
+if wait_job JOB_plain_exception 120; then check_by_id JOB_plain_exception python_exception failed
+else mark_failed plain_exception plain python_exception failed; fi
 for n in local_none local_rank_exit local_exception local_host_oom; do
   # shellcheck disable=SC2086
   if wait_local "PID_$n" 120; then check "$n" local ${EXPECT[$n]}; else mark_failed "$n" local ${EXPECT[$n]}; fi

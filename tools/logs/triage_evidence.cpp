@@ -140,6 +140,13 @@ void OpenJobViews(const JobFiles& job, ScanCache& cache, JobViews* out) {
       // An unreadable side log does not stop triage of the main one.
     }
   };
+  if (!job.err_log.empty() && out->extras.size() < kMaxExtraLogs) {
+    try {
+      out->extras.push_back({job.err_log_display, cache.Get(job.err_log)});
+    } catch (const std::exception&) {
+      // An unreadable stderr file does not stop triage of the main log.
+    }
+  }
   for (const auto& p : job.rank_logs) add(p);
   for (const auto& p : job.ray_worker_logs) add(p);
   out->steps = &out->primary;

@@ -17,11 +17,23 @@ constexpr size_t kMaxListedFiles = 512;   // rank logs, ray worker logs per job
 constexpr size_t kMaxSpec = 1024;
 
 bool IsLogName(const std::string& name) {
-  return name.size() > 4 && (name.ends_with(".log") || name.ends_with(".out"));
+  return name.size() > 4 && (name.ends_with(".log") || name.ends_with(".out") || name.ends_with(".err"));
 }
 
 std::string StemOf(const std::string& name) {
   return IsLogName(name) ? name.substr(0, name.size() - 4) : name;
+}
+
+// Which of a job's log files is its main log: .log, then .out, then a lone .err.
+int LogRank(const fs::path& p) {
+  const auto ext = p.extension();
+  return ext == ".log" ? 0 : ext == ".out" ? 1 : 2;
+}
+
+// The job id of an entry of the workspace root: a directory by our launcher's convention, a
+// log file by any of the output patterns.
+std::optional<JobId> IdOfEntry(const std::string& name) {
+  return IsLogName(name) ? ParseLogName(StemOf(name)) : ParseJobId(name);
 }
 
 // Never throw, never block: lstat/stat only (base/workspace_files.h).
@@ -155,10 +167,19 @@ struct Finder {
     return j;
   }
 
+  // <stem>.err beside a .out or .log: Slurm's separate stderr.
+  void SetErrLog(JobFiles* j) const {
+    if (j->log.empty() || j->log.extension() == ".err") return;
+    if (auto p = Safe(j->log.parent_path() / (StemOf(j->log.filename().string()) + ".err")); p && IsRegular(*p)) {
+      j->err_log = *p;
+      j->err_log_display = Display(*p);
+    }
+  }
+
   JobFiles FromLog(const fs::path& log) const {
     JobFiles j;
     std::string stem = StemOf(log.filename().string());
-    if (auto id = ParseJobId(stem)) {
+    if (auto id = ParseLogName(stem)) {
       j.id = id->id;
       j.kind = id->kind;
       j.name = StripTgsTag(id->rest);
@@ -167,6 +188,7 @@ struct Finder {
       j.name = stem;
     }
     SetLog(&j, log);
+    SetErrLog(&j);
     fs::path parent = log.parent_path();
     // 1. <stem>/  2. <stem without TGS tag>/  3. the first <id>-*/ directory.
     std::vector<fs::path> candidates = {parent / stem, parent / StripTgsTag(stem)};
@@ -193,6 +215,15 @@ std::optional<JobId> ParseJobId(std::string_view name) {
   out.id = std::move(id);
   out.rest = std::move(rest);
   return out;
+}
+
+std::optional<JobId> ParseLogName(std::string_view stem) {
+  if (auto id = ParseJobId(stem)) return id;
+  // Slurm's %j / %A_%a, after "slurm-" (its default), after "<job name>-" (%x-%j), or alone.
+  static const RE2 kSlurm(R"(^(?:(.+)-)?(\d+(?:_\d+)?)$)");
+  std::string name, id;
+  if (!RE2::FullMatch(stem, kSlurm, &name, &id)) return std::nullopt;
+  return JobId{id, "slurm", name};
 }
 
 std::string StripTgsTag(std::string_view stem) {
@@ -253,9 +284,9 @@ std::vector<JobFiles> Workspace::ListMatching(const std::string& only_id, std::v
   };
   std::map<std::string, Found> by_id;
   for (const auto& n : Names(root_)) {
-    if (!only_id.empty() && !n.starts_with(only_id + "-")) continue;
-    auto id = ParseJobId(StemOf(n));
-    if (!id || (!only_id.empty() && id->id != only_id)) continue;
+    if (!only_id.empty() && n.find(only_id) == std::string::npos) continue;
+    auto id = IdOfEntry(n);
+    if (!id || (!only_id.empty() && id->id != only_id && !id->id.starts_with(only_id + "_"))) continue;
     fs::path p = root_ / n;
     std::optional<fs::path> safe;
     try {
@@ -274,14 +305,14 @@ std::vector<JobFiles> Workspace::ListMatching(const std::string& only_id, std::v
   std::vector<JobFiles> jobs;
   for (auto& [id, found] : by_id) {
     JobFiles j;
+    // Prefer .log over legacy .out, a lone .err last, then the name order.
+    std::stable_sort(found.logs.begin(), found.logs.end(),
+                     [](const fs::path& a, const fs::path& b) { return LogRank(a) < LogRank(b); });
     if (!found.dirs.empty()) {
       j = f.FromDir(found.dirs.front());
       if (j.log.empty() && !found.logs.empty()) f.SetLog(&j, found.logs.front());
+      f.SetErrLog(&j);
     } else {
-      // Prefer .log over legacy .out, then the name order.
-      std::stable_sort(found.logs.begin(), found.logs.end(), [](const fs::path& a, const fs::path& b) {
-        return a.extension() == ".log" && b.extension() != ".log";
-      });
       j = f.FromLog(found.logs.front());
     }
     jobs.push_back(std::move(j));
@@ -305,10 +336,19 @@ JobFiles Workspace::Resolve(std::string_view spec) const {
   while (!s.empty() && s.back() == '/') s.pop_back();
 
   // A bare id.
-  static const RE2 kIdOnly(R"(^(k8s-\d+-\d+-[0-9a-f]+|local_[0-9_]+[0-9a-f]+|\d+)$)");
+  static const RE2 kIdOnly(R"(^(k8s-\d+-\d+-[0-9a-f]+|local_[0-9_]+[0-9a-f]+|\d+(?:_\d+)?)$)");
   if (RE2::FullMatch(s, kIdOnly)) {
-    for (auto& j : ListId(s))
+    std::vector<std::string> tasks;   // an array job's tasks "<s>_<n>"
+    for (auto& j : ListId(s)) {
       if (j.id == s) return j;
+      if (j.id.starts_with(s + "_")) tasks.push_back(j.id);
+    }
+    if (!tasks.empty()) {
+      std::string list;
+      for (size_t i = 0; i < tasks.size() && i < 5; ++i) list += (i ? ", " : "") + tasks[i];
+      throw WorkspaceError(Code::kAmbiguous, "job " + s + " is an array of " + std::to_string(tasks.size()) + " tasks (" + list +
+                                                 (tasks.size() > 5 ? ", …" : "") + "); name one task, e.g. " + tasks.front());
+    }
     throw WorkspaceError(Code::kNotFound, "no job " + s + " in workspace " + root_.string() + " (list_jobs shows the jobs it has)");
   }
   fs::path p = root_ / sp;

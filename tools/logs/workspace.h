@@ -5,6 +5,11 @@
 //   <ws>/<id>-<JOB_NAME>/                          the job directory, with a `log` symlink
 //   <ws>/<model or alias>/                          a shared checkpoint dir: no `log`, not a job
 //
+// Logs written without our launcher are jobs too, named as Slurm's --output/--error
+// patterns name them: slurm-%j.out (the default), slurm-%A_%a.out (array tasks, id
+// "<array>_<task>"), %x-%j.out (job name, then id), %j.out; a %j.err beside the .out is the
+// job's stderr and is triaged with it.
+//
 // Job ids: Slurm "7877", local "local_20260224_190000_a3f1", k8s "k8s-20260224-190000-a3f1".
 // A job can be named by id, by its directory, by its log file (name or workspace-relative
 // path), or by a unique prefix of its directory/log name. Nothing outside the workspace is
@@ -38,9 +43,11 @@ struct JobFiles {
   std::filesystem::path dir;             // absolute; empty when there is no job directory
   std::vector<std::filesystem::path> rank_logs;   // k8s <dir>/rank-N.log, by N
   std::vector<std::filesystem::path> ray_worker_logs;  // <dir>/ray_logs/<host>/worker*.out|.err
+  std::filesystem::path err_log;         // Slurm's separate stderr (<stem>.err beside <stem>.out)
   bool has_tsdb = false;                 // <dir>/prometheus holds blocks or a wal
   std::string log_display;               // workspace-relative (or as given) for output
   std::string dir_display;
+  std::string err_log_display;
 };
 
 // Id and kind at the start of a file or directory name ("7877-JAX-x" → {"7877","slurm"}).
@@ -50,6 +57,11 @@ struct JobId {
   std::string rest;   // what follows "<id>-"
 };
 std::optional<JobId> ParseJobId(std::string_view name);
+
+// Id, kind and job name of a log file's stem (its name without .log/.out/.err): our
+// launcher's "<id>-<name>" first, then the Slurm output patterns above ("slurm-102" →
+// {"102", "slurm", "slurm"}, "train-200_3" → {"200_3", "slurm", "train"}, "102").
+std::optional<JobId> ParseLogName(std::string_view stem);
 
 // Removes a tgs_tagger suffix: "-[<QUANT>-]<N>N-[pdbs<X>-]TGS_<value>".
 std::string StripTgsTag(std::string_view stem);
@@ -64,7 +76,8 @@ class Workspace {
   // Every job, sorted by id (numeric ids by value) then name. Entries that cannot be
   // read or that point outside the workspace are skipped and described in `warnings`.
   std::vector<JobFiles> List(std::vector<std::string>* warnings = nullptr) const;
-  // Only the jobs with this id (cheaper than List() on a big workspace).
+  // Only the jobs with this id, and the tasks "<id>_<n>" of an array job (cheaper than
+  // List() on a big workspace).
   std::vector<JobFiles> ListId(const std::string& id) const;
 
   // Finds one job. Throws WorkspaceError with a message that says what to do.

@@ -176,6 +176,67 @@ TEST_F(WorkspaceTest, MissingWorkspaceIsAClearError) {
   }
 }
 
+TEST(SlurmOutputNames, ParseTheCommonOutputPatterns) {
+  auto id = [](const char* stem) { auto j = ParseLogName(stem); return j ? j->id + "|" + j->kind + "|" + j->rest : std::string("-"); };
+  EXPECT_EQ(id("slurm-102"), "102|slurm|slurm");              // slurm-%j (Slurm's default)
+  EXPECT_EQ(id("slurm-200_3"), "200_3|slurm|slurm");          // slurm-%A_%a (array task)
+  EXPECT_EQ(id("train-llama-305"), "305|slurm|train-llama");  // %x-%j
+  EXPECT_EQ(id("train-200_12"), "200_12|slurm|train");        // %x-%A_%a
+  EXPECT_EQ(id("410"), "410|slurm|");                         // %j
+  EXPECT_EQ(id("7877-JAX-llama2-70b"), "7877|slurm|JAX-llama2-70b");   // our launcher's name wins
+  EXPECT_EQ(id("local_20260224_190000_a3f1-JAX-x"), "local_20260224_190000_a3f1|local|JAX-x");
+  EXPECT_EQ(id("llama2-70b"), "-");                           // no trailing number: not a job
+  EXPECT_EQ(id("run-v2"), "-");
+  EXPECT_EQ(id("slurm-"), "-");
+}
+
+class SlurmOutputWorkspace : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ws_ = dir_.path() / "outputs";
+    WriteFile(ws_ / "slurm-102.out", "step 1\n");
+    WriteFile(ws_ / "slurm-200_1.out", "a\n");
+    WriteFile(ws_ / "slurm-200_2.out", "b\n");
+    WriteFile(ws_ / "train-llama-305.out", "out\n");
+    WriteFile(ws_ / "train-llama-305.err", "Traceback (most recent call last):\n");
+    WriteFile(ws_ / "411.err", "only stderr\n");
+    WriteFile(ws_ / "7877-JAX-llama2-70b.log", "JOB_ID=7877\n");
+    fs::create_directories(ws_ / "llama2-70b/checkpoints");   // still not a job
+    WriteFile(ws_ / "notes.txt", "not a log\n");
+  }
+  TempDir dir_;
+  fs::path ws_;
+};
+
+TEST_F(SlurmOutputWorkspace, ListsPlainSlurmOutputsAsJobs) {
+  Workspace ws(ws_);
+  std::vector<std::string> ids;
+  for (const auto& j : ws.List()) ids.push_back(j.id + ":" + j.log_display + ":" + j.err_log_display);
+  EXPECT_EQ(ids, (std::vector<std::string>{"102:slurm-102.out:", "305:train-llama-305.out:train-llama-305.err",
+                                           "411:411.err:", "7877:7877-JAX-llama2-70b.log:", "200_1:slurm-200_1.out:",
+                                           "200_2:slurm-200_2.out:"}));
+}
+
+TEST_F(SlurmOutputWorkspace, ResolvesIdsArrayTasksAndStderr) {
+  Workspace ws(ws_);
+  JobFiles j = ws.Resolve("102");
+  EXPECT_EQ(j.log_display, "slurm-102.out");
+  EXPECT_EQ(j.kind, "slurm");
+  EXPECT_EQ(ws.Resolve("200_2").log_display, "slurm-200_2.out");
+  j = ws.Resolve("305");
+  EXPECT_EQ(j.name, "train-llama");
+  EXPECT_EQ(j.err_log_display, "train-llama-305.err");
+  EXPECT_EQ(ws.Resolve("train-llama-305.out").err_log_display, "train-llama-305.err");
+  try {
+    ws.Resolve("200");
+    FAIL() << "an array id names several tasks";
+  } catch (const WorkspaceError& e) {
+    EXPECT_EQ(e.code(), WorkspaceError::Code::kAmbiguous);
+    EXPECT_NE(std::string(e.what()).find("200_1, 200_2"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(ws.Resolve("103"), WorkspaceError);
+}
+
 TEST(Nodelist, ExpandsSlurmHostLists) {
   EXPECT_EQ(*ExpandNodelist("chi[2845-2847,2865]"), (std::vector<std::string>{"chi2845", "chi2846", "chi2847", "chi2865"}));
   EXPECT_EQ(*ExpandNodelist("node[001-002],gpu5"), (std::vector<std::string>{"node001", "node002", "gpu5"}));
