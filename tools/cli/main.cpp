@@ -4,7 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "launcher/launch/slurm_job_files.h"
 #include "tools/cli/command.h"
+#include "tools/logs/workspace.h"
 
 namespace {
 
@@ -25,6 +27,8 @@ int main(int argc, char** argv) {
     std::cout << "mt 0.1.0\n";
     return kExitOk;
   }
+  // A job id no file name matches is looked up in Slurm (scontrol / sacct), when it runs here.
+  mt::tools::Workspace::SetJobLocator(mt::launch::SlurmJobOutputs);
   std::vector<std::string> args(argv + 2, argv + argc);
   for (const auto& c : Commands()) {
     if (argv[1] == std::string(c.name)) {

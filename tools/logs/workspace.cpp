@@ -204,7 +204,14 @@ struct Finder {
   }
 };
 
+JobLocator& Locator() {
+  static JobLocator locator;
+  return locator;
+}
+
 }  // namespace
+
+void Workspace::SetJobLocator(JobLocator locator) { Locator() = std::move(locator); }
 
 std::optional<JobId> ParseJobId(std::string_view name) {
   static const RE2 kRe(R"(^(k8s-\d+-\d+-[0-9a-f]+|local_[0-9_]+[0-9a-f]+|\d+)-(.+)$)");
@@ -343,6 +350,8 @@ JobFiles Workspace::Resolve(std::string_view spec) const {
       if (j.id == s) return j;
       if (j.id.starts_with(s + "_")) tasks.push_back(j.id);
     }
+    if (tasks.empty() && Locator())
+      if (auto j = LocateById(s)) return *j;
     if (!tasks.empty()) {
       std::string list;
       for (size_t i = 0; i < tasks.size() && i < 5; ++i) list += (i ? ", " : "") + tasks[i];
@@ -377,6 +386,35 @@ JobFiles Workspace::Resolve(std::string_view spec) const {
   std::string ids;
   for (size_t i = 0; i < matches.size() && i < 5; ++i) ids += (i ? ", " : "") + matches[i].id;
   throw WorkspaceError(Code::kAmbiguous, "'" + s + "' matches " + std::to_string(matches.size()) + " jobs (" + ids + (matches.size() > 5 ? ", …" : "") + "); give the full id");
+}
+
+std::optional<JobFiles> Workspace::LocateById(const std::string& id) const {
+  const std::vector<fs::path> paths = Locator()(id);
+  std::vector<fs::path> inside;
+  std::string outside;
+  for (const auto& p : paths) {
+    if (!IsRegular(p)) continue;
+    try {
+      inside.push_back(Confine(p));
+    } catch (const WorkspaceError&) {
+      outside = p.string();
+    }
+  }
+  if (inside.empty()) {
+    if (outside.empty()) return std::nullopt;
+    throw WorkspaceError(WorkspaceError::Code::kEscapes,
+                         "Slurm records job " + id + "'s output at " + outside + ", outside the workspace " + root_.string() +
+                             "; only files inside it can be read (configure that directory as the workspace)");
+  }
+  Finder f{root_, this};
+  JobFiles j = f.FromLog(inside.front());
+  j.id = id;
+  j.kind = "slurm";
+  if (inside.size() > 1 && inside[1] != inside[0]) {
+    j.err_log = inside[1];
+    j.err_log_display = Relative(inside[1]);
+  }
+  return j;
 }
 
 JobFiles DescribeLogFile(const fs::path& log) {

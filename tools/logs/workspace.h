@@ -17,6 +17,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -66,8 +67,17 @@ std::optional<JobId> ParseLogName(std::string_view stem);
 // Removes a tgs_tagger suffix: "-[<QUANT>-]<N>N-[pdbs<X>-]TGS_<value>".
 std::string StripTgsTag(std::string_view stem);
 
+// Where the scheduler says a job writes its output, for a job id no file name in the
+// workspace matches (e.g. `sbatch -o runs/train.txt`): absolute paths, stdout first then
+// stderr; empty when the scheduler does not know the job or is not reachable.
+using JobLocator = std::function<std::vector<std::filesystem::path>(const std::string& id)>;
+
 class Workspace {
  public:
+  // The process's locator (the CLI and the server install the Slurm one at start-up; none by
+  // default). What it names is still confined to the workspace.
+  static void SetJobLocator(JobLocator locator);
+
   // Throws WorkspaceError(kNoWorkspace) when `root` is not a readable directory.
   explicit Workspace(const std::filesystem::path& root);
 
@@ -96,6 +106,9 @@ class Workspace {
 
  private:
   std::vector<JobFiles> ListMatching(const std::string& only_id, std::vector<std::string>* warnings) const;
+  // The job the locator places inside the workspace; nullopt when it knows nothing that
+  // exists; throws kEscapes when what it names lies outside.
+  std::optional<JobFiles> LocateById(const std::string& id) const;
   std::filesystem::path root_;   // canonical
 };
 

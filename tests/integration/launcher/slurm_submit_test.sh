@@ -3,8 +3,9 @@
 # slurmd on loopback, auth/none) brought up here and torn down by PID on every exit path.
 # Two tasks of mt-simtrain share the one node (MT_SLURM_PACK_TASKS=1). Checks: the job dir
 # layout and log (header, stage markers, JOB SUMMARY) as `mt jobs` / `mt triage` read them,
-# passthrough metacharacters reaching argv literally, cancel, a time limit, sbatch failing
-# and Slurm down (clear errors, nothing left behind).
+# passthrough metacharacters reaching argv literally, cancel, a time limit, jobs of a plain
+# sbatch found by id through scontrol, sbatch failing and Slurm down (clear errors, nothing left
+# behind).
 # Usage: slurm_submit_test.sh MT SLURM_UP SLURM_DOWN MODELS_FIXTURE_DIR
 set -uo pipefail
 MT=${1:?mt}; UP=${2:?slurm-up.sh}; DOWN=${3:?slurm-down.sh}; FIXMODELS=${4:?fixture models dir}
@@ -93,6 +94,23 @@ sleep 1; pgrep -f -- "${D2%/}" >/dev/null && fail "a process of the cancelled jo
 "$MT" triage "$J2" --workspace "$WS" --json | python3 -c 'import json,sys; c=json.load(sys.stdin)["class"]; sys.exit(0 if c=="cancelled" else "class "+c)' || fail "triage of the cancelled job"
 "$MT" cancel 999999 --workspace "$WS" 2>err.txt && fail "cancel of an unknown job succeeded"
 grep -q "no job '999999'" err.txt || fail "unclear cancel error: $(cat err.txt)"
+
+# 4. jobs launched without mt, by a plain sbatch: an output name that says nothing is found by id
+#    through scontrol's StdOut/StdErr (stderr triaged with it); output outside the workspace is refused
+mkdir -p "$WS/runs"
+P1=$(sbatch --parsable -J plain -o "$WS/runs/train.txt" -e "$WS/runs/train.stderr" \
+     --wrap 'echo "step 1 loss 2.5"; echo "Traceback (most recent call last):" >&2; echo "ValueError: bad record" >&2; exit 1') ||
+  fail "plain sbatch"
+P2=$(sbatch --parsable -J outside -o "$T/outside.txt" --wrap 'echo hi') || fail "plain sbatch (outside)"
+for _ in $(seq 120); do [ -z "$(squeue -h -j "$P1,$P2" -t PD,R,CG -o %i 2>/dev/null)" ] && break; sleep 0.25; done
+"$MT" triage "$P1" --workspace "$WS" --json > plain.json || fail "triage of a plain sbatch job by id"
+python3 -c 'import json,sys
+t=json.load(open("plain.json"))
+files={e["file"] for e in t["evidence"]}
+ok=t["job"]["id"]==sys.argv[1] and t["job"]["log"]=="runs/train.txt" and "runs/train.stderr" in files and t["class"]=="python_exception"
+sys.exit(0 if ok else "plain job: %s %s %s %s" % (t["job"]["id"], t["job"]["log"], t["class"], sorted(files)))' "$P1" || fail "plain job triage"
+"$MT" triage "$P2" --workspace "$WS" 2>err.txt && fail "a job whose output lies outside the workspace was read"
+grep -q "outside the workspace" err.txt || fail "unclear error for output outside the workspace: $(cat err.txt)"
 
 # bad input: sbatch failing → clear error, no artifact, no job dir
 before=$(ls -A "$WS" "$WS/.artifacts" | sort | md5sum)

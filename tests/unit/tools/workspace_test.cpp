@@ -237,6 +237,42 @@ TEST_F(SlurmOutputWorkspace, ResolvesIdsArrayTasksAndStderr) {
   EXPECT_THROW(ws.Resolve("103"), WorkspaceError);
 }
 
+// The scheduler's record (here a locator standing in for scontrol; the real one is exercised
+// against a real Slurm in launcher_slurm_submit) finds a job no file name matches, inside the
+// workspace only.
+TEST_F(SlurmOutputWorkspace, AJobIdNoFileNameMatchesIsFoundThroughTheScheduler) {
+  WriteFile(ws_ / "runs/train.txt", "step 1\n");
+  WriteFile(ws_ / "runs/train.stderr", "Traceback (most recent call last):\n");
+  WriteFile(dir_.path() / "elsewhere.txt", "secret\n");
+  const fs::path root = fs::canonical(ws_), outside = fs::canonical(dir_.path()) / "elsewhere.txt";
+  Workspace::SetJobLocator([&](const std::string& id) -> std::vector<fs::path> {
+    if (id == "501") return {root / "runs/train.txt", root / "runs/train.stderr"};
+    if (id == "502") return {outside};
+    if (id == "503") return {root / "runs/gone.txt"};
+    return {};
+  });
+  Workspace ws(ws_);
+  JobFiles j = ws.Resolve("501");
+  EXPECT_EQ(j.id, "501");
+  EXPECT_EQ(j.log_display, "runs/train.txt");
+  EXPECT_EQ(j.err_log_display, "runs/train.stderr");
+  try {
+    ws.Resolve("502");
+    ADD_FAILURE() << "output outside the workspace must not be read";
+  } catch (const WorkspaceError& e) {
+    EXPECT_EQ(e.code(), WorkspaceError::Code::kEscapes);
+    EXPECT_NE(std::string(e.what()).find("outside the workspace"), std::string::npos);
+  }
+  try {
+    ws.Resolve("503");
+    ADD_FAILURE() << "a path that does not exist is no job";
+  } catch (const WorkspaceError& e) {
+    EXPECT_EQ(e.code(), WorkspaceError::Code::kNotFound);
+  }
+  EXPECT_EQ(ws.Resolve("102").log_display, "slurm-102.out");   // file names still come first
+  Workspace::SetJobLocator(nullptr);
+}
+
 TEST(Nodelist, ExpandsSlurmHostLists) {
   EXPECT_EQ(*ExpandNodelist("chi[2845-2847,2865]"), (std::vector<std::string>{"chi2845", "chi2846", "chi2847", "chi2865"}));
   EXPECT_EQ(*ExpandNodelist("node[001-002],gpu5"), (std::vector<std::string>{"node001", "node002", "gpu5"}));
