@@ -221,6 +221,17 @@ T Decode(const Json& json) {
   return value;
 }
 
+// Decodes JSON that code of ours built (not a client's input) and insists that it is exactly
+// the type's encoding: a member the type does not declare, or one of another shape, is a
+// bug that would otherwise be dropped silently. Throws std::logic_error naming `what`.
+template <class T>
+T DecodeExact(const Json& json, std::string_view what) {
+  T value = Decode<T>(json);
+  if (Encode(value) != json)
+    throw std::logic_error(std::string(what) + " does not match its declared type: " + json.dump().substr(0, 200));
+  return value;
+}
+
 // The parts of a tool that are not its types.
 struct ToolInfo {
   std::string name;
@@ -232,7 +243,18 @@ struct ToolInfo {
   bool task_on_demand = false;
 };
 
+// An answer with the result's `_meta` beside it: what the client may want to know about how
+// the answer was obtained (e.g. from a cache) but that is not part of the answer itself.
+template <class Out>
+struct WithMeta {
+  Out answer;
+  Json meta;
+};
+
 namespace typed_detail {
+
+template <class T> struct IsWithMeta : std::false_type {};
+template <class T> struct IsWithMeta<WithMeta<T>> : std::true_type {};
 
 // The parts of a typed tool that are not its handler.
 template <class In, class Out>
@@ -252,16 +274,25 @@ Tool ToolShell(ToolInfo info) {
 
 // Runs `run`, encodes its answer and lets `respond` (which may trim the encoding) write the
 // text block; a std::exception becomes the tool error "<name>: <what>".
-template <class In, class Out, class Respond>
-ToolHandler AnswerHandler(std::string name, std::function<Out(const In&, CallContext&)> run, Respond respond) {
+// `Ran` is Out or WithMeta<Out>.
+template <class In, class Ran, class Respond>
+ToolHandler AnswerHandler(std::string name, std::function<Ran(const In&, CallContext&)> run, Respond respond) {
   return [name = std::move(name), run = std::move(run), respond = std::move(respond)](const Json& args,
                                                                                        CallContext& ctx) -> ToolResult {
     try {
       const In in = Decode<In>(args);
-      const Out out = run(in, ctx);
-      Json encoded = Encode(out);
-      std::string text = respond(in, out, encoded);
-      return ToolResult::Structured(std::move(encoded), std::move(text));
+      Ran ran = run(in, ctx);
+      if constexpr (IsWithMeta<Ran>::value) {
+        Json encoded = Encode(ran.answer);
+        std::string text = respond(in, ran.answer, encoded);
+        ToolResult r = ToolResult::Structured(std::move(encoded), std::move(text));
+        r.meta = std::move(ran.meta);
+        return r;
+      } else {
+        Json encoded = Encode(ran);
+        std::string text = respond(in, ran, encoded);
+        return ToolResult::Structured(std::move(encoded), std::move(text));
+      }
     } catch (const RpcError&) {
       throw;
     } catch (const std::exception& e) {
@@ -282,6 +313,26 @@ Tool MakeTypedTool(ToolInfo info, std::function<Out(const In&, CallContext&)> ru
   Tool t = typed_detail::ToolShell<In, Out>(std::move(info));
   t.handler = typed_detail::AnswerHandler<In, Out>(
       t.name, std::move(run), [summary = std::move(summary)](const In&, const Out& out, Json&) { return summary(out); });
+  return t;
+}
+
+// The same for an answer that comes with the result's `_meta`.
+template <class In, class Out>
+Tool MakeTypedTool(ToolInfo info, std::function<WithMeta<Out>(const In&, CallContext&)> run,
+                   std::function<std::string(const Out&)> summary) {
+  Tool t = typed_detail::ToolShell<In, Out>(std::move(info));
+  t.handler = typed_detail::AnswerHandler<In, WithMeta<Out>>(
+      t.name, std::move(run), [summary = std::move(summary)](const In&, const Out& out, Json&) { return summary(out); });
+  return t;
+}
+
+// The same for an answer with `_meta` that is bounded after encoding.
+template <class In, class Out>
+Tool MakeTypedTool(ToolInfo info, std::function<WithMeta<Out>(const In&, CallContext&)> run,
+                   std::function<std::string(const In&, Json& encoded)> finish) {
+  Tool t = typed_detail::ToolShell<In, Out>(std::move(info));
+  t.handler = typed_detail::AnswerHandler<In, WithMeta<Out>>(
+      t.name, std::move(run), [finish = std::move(finish)](const In& in, const Out&, Json& encoded) { return finish(in, encoded); });
   return t;
 }
 

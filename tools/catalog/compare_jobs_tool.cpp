@@ -1,7 +1,5 @@
 #include "tools/catalog/compare_jobs_tool.h"
 
-#include <stdexcept>
-
 #include "mcp/call_context.h"
 #include "tools/catalog/answer_budget.h"
 
@@ -22,40 +20,6 @@ constexpr const char* kDescription =
 constexpr size_t kDefaultTokens = 2000;
 constexpr size_t kFullTokens = 20000;
 
-Json OutputSchema() {
-  Json num_or_null = {{"type", {"number", "null"}}};
-  Json metric = {{"type", "object"},
-                 {"required", {"metric", "a", "b", "delta", "delta_pct", "hosts_consistent", "significant"}},
-                 {"properties", {{"metric", {{"type", "string"}}}, {"a", {{"type", "number"}}}, {"b", {{"type", "number"}}},
-                                 {"delta", {{"type", "number"}}}, {"delta_pct", {{"type", "number"}}},
-                                 {"hosts_consistent", {{"type", "boolean"}}}, {"significant", {{"type", "boolean"}}},
-                                 {"hosts", {{"type", "array"}}}}}};
-  return Json{{"type", "object"},
-              {"required", {"a", "b", "jobs", "tgs", "config_diff", "metrics", "log_diff", "tsdb", "verdict", "notes", "truncated"}},
-              {"properties",
-               {{"a", {{"type", "string"}}},
-                {"b", {{"type", "string"}}},
-                {"jobs", {{"type", "array"}}},
-                {"tgs", {{"type", "object"}, {"required", {"a", "b", "delta_pct"}},
-                         {"properties", {{"a", num_or_null}, {"b", num_or_null}, {"delta_pct", num_or_null}}}}},
-                {"config_diff", {{"type", "array"}, {"items", {{"type", "object"}, {"required", {"key", "kind", "a", "b"}}}}}},
-                {"metrics", {{"type", "array"}, {"items", metric}}},
-                {"metrics_significant", {{"type", "integer"}}},
-                {"log_diff", {{"type", "array"}, {"items", {{"type", "object"}, {"required", {"item", "a", "b", "note"}}}}}},
-                {"tsdb", {{"type", "object"}, {"required", {"used"}}}},
-                {"verdict", {{"type", "string"}}},
-                {"notes", {{"type", "array"}, {"items", {{"type", "string"}}}}},
-                {"more", {{"type", "array"}}},
-                {"truncated", {{"type", "boolean"}}},
-                {"omitted", {{"type", "string"}}},
-                // The pair's diagnosis (tools/compare/pair_diagnosis.h).
-                {"significant", {{"type", "boolean"}}},
-                {"family", {{"type", "string"}}},
-                {"uniform", {{"type", "boolean"}}},
-                {"culprits", {{"type", "array"}, {"items", {{"type", "object"}, {"required", {"host", "family", "job_side", "metric"}}}}}},
-                {"why", {{"type", "string"}}}}}};
-}
-
 void Bound(Json& out, size_t max_tokens) {
   AnswerBudget budget(out, max_tokens);
   if (!budget.over_at_start()) return;
@@ -73,8 +37,8 @@ void Bound(Json& out, size_t max_tokens) {
 
 }  // namespace
 
-Json CompareJobsStructured(const std::filesystem::path& workspace, const CompareJobsInput& in, TsdbManager& manager,
-                           mcp::CallContext* call) {
+CompareAnswer CompareFor(const std::filesystem::path& workspace, const CompareJobsInput& in, TsdbManager& manager,
+                         mcp::CallContext* call) {
   Workspace ws(workspace);
   std::vector<JobFiles> jobs;
   for (const auto& j : in.jobs) jobs.push_back(ws.Resolve(j));
@@ -82,35 +46,35 @@ Json CompareJobsStructured(const std::filesystem::path& workspace, const Compare
   o.warmup_steps = static_cast<int>(in.warmup_steps);
   o.use_tsdb = in.tsdb;
   o.now = in.now.value_or("");
-  const bool full = in.detail == "full";
-  o.max_metrics = full ? 60 : 10;
-  Json out = CompareJobs(ws, jobs, o, &manager, call);
-  Bound(out, full ? kFullTokens : kDefaultTokens);
+  o.max_metrics = in.detail == "full" ? 60 : 10;
+  return CompareJobs(ws, jobs, o, &manager, call);
+}
+
+std::string BoundCompareAnswer(const CompareJobsInput& in, Json& out) {
+  Bound(out, in.detail == "full" ? kFullTokens : kDefaultTokens);
+  return CompareText(out);
+}
+
+Json CompareJobsStructured(const std::filesystem::path& workspace, const CompareJobsInput& in, TsdbManager& manager,
+                           mcp::CallContext* call) {
+  Json out = mcp::Encode(CompareFor(workspace, in, manager, call));
+  BoundCompareAnswer(in, out);
   return out;
 }
 
 mcp::Tool CompareJobsTool(const std::filesystem::path& workspace, TsdbManager& manager) {
-  mcp::Tool t;
-  t.name = "compare_jobs";
-  t.title = "Compare jobs: why is B slower than A";
-  t.description = kDescription;
-  t.input_schema = mcp::SchemaOf<CompareJobsInput>();
-  t.output_schema = OutputSchema();
-  t.annotations = mcp::ToolAnnotations::ReadOnly();
-  // A cold call starts Prometheus on private TSDB copies (seconds to minutes): clients that
-  // negotiated the Tasks extension get a task to poll instead of a request that may time out.
-  t.task_support = mcp::TaskSupport::kOptional;
   TsdbManager* m = &manager;
-  t.handler = [workspace, m](const Json& args, mcp::CallContext& ctx) -> mcp::ToolResult {
-    try {
-      Json out = CompareJobsStructured(workspace, mcp::Decode<CompareJobsInput>(args), *m, &ctx);
-      std::string text = CompareText(out);
-      return mcp::ToolResult::Structured(std::move(out), std::move(text));
-    } catch (const std::exception& e) {
-      return mcp::ToolResult::Error(std::string("compare_jobs: ") + e.what());
-    }
-  };
-  return t;
+  return mcp::MakeTypedTool<CompareJobsInput, CompareAnswer>(
+      {.name = "compare_jobs",
+       .title = "Compare jobs: why is B slower than A",
+       .description = kDescription,
+       .annotations = mcp::ToolAnnotations::ReadOnly(),
+       // A cold call starts Prometheus on private TSDB copies (seconds to minutes): clients
+       // that negotiated the Tasks extension get a task to poll instead of a request that
+       // may time out.
+       .task_support = mcp::TaskSupport::kOptional},
+      [workspace, m](const CompareJobsInput& in, mcp::CallContext& ctx) { return CompareFor(workspace, in, *m, &ctx); },
+      BoundCompareAnswer);
 }
 
 void RegisterCompareJobs(mcp::Registry& registry, const ProductOptions& options) {

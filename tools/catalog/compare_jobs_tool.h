@@ -1,5 +1,6 @@
-// compare_jobs: why is B slower (or faster) than A, in one call. Schema and handler
-// together; the CLI (`mt compare`) calls CompareJobsStructured.
+// compare_jobs: why is B slower (or faster) than A, in one call. Input and answer are types
+// (the answer: tools/compare/compare_answer.h); the CLI (`mt compare`) calls
+// CompareJobsStructured.
 #pragma once
 #include <optional>
 #include <string>
@@ -42,6 +43,11 @@ mcp::Tool CompareJobsTool(const std::filesystem::path& workspace, TsdbManager& m
 // Registers compare_jobs on the process-wide DefaultTsdbManager().
 void RegisterCompareJobs(mcp::Registry& registry, const ProductOptions& options);
 
+// The comparison an input asks for.
+CompareAnswer CompareFor(const std::filesystem::path& workspace, const CompareJobsInput& input, TsdbManager& manager,
+                         mcp::CallContext* call);
+// Bounds the encoded answer to the input's budget and returns the text block.
+std::string BoundCompareAnswer(const CompareJobsInput& input, Json& encoded);
 // The comparison an input asks for → structuredContent, bounded to 2,000 tokens
 // (20,000 with detail: full). `call` may be null.
 Json CompareJobsStructured(const std::filesystem::path& workspace, const CompareJobsInput& input, TsdbManager& manager,

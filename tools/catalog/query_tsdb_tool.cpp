@@ -31,72 +31,6 @@ constexpr const char* kDescription =
 constexpr size_t kDefaultTokens = 2000;
 constexpr size_t kFullTokens = 20000;
 
-Json Str() { return Json{{"type", "string"}}; }
-Json Num() { return Json{{"type", "number"}}; }
-
-Json OutputSchema() {
-  Json finding = {{"type", "object"},
-                  {"required", {"rule", "verdict", "evidence"}},
-                  {"additionalProperties", false},
-                  {"properties", {{"rule", Str()}, {"verdict", Str()}, {"evidence", {{"type", {"object", "string"}}}}}}};
-  Json outlier = {{"type", "object"},
-                  {"required", {"host", "metric", "value", "baseline", "score"}},
-                  {"additionalProperties", false},
-                  {"properties", {{"host", Str()}, {"gpu", Str()}, {"metric", Str()}, {"value", Num()}, {"baseline", Num()}, {"score", Num()}}}};
-  Json window = {{"type", "object"},
-                 {"required", {"start", "end"}},
-                 {"additionalProperties", false},
-                 {"properties", {{"start", Str()}, {"end", Str()}}}};
-  Json tsdb = {{"type", "object"},
-               {"required", {"source", "data_start", "data_end", "blocks"}},
-               {"additionalProperties", false},
-               {"properties", {{"source", {{"enum", {"live", "private copy"}}}}, {"data_start", Str()}, {"data_end", Str()},
-                               {"blocks", {{"type", "integer"}}}, {"note", Str()}}}};
-  // playbook auto: the attributed family and the hosts to blame (tools/tsdb/tsdb_attribution.h).
-  Json family = {{"enum", {"none", "thermal", "rdma", "tcp", "io_stall", "cpu_contention", "node_death", "host_oom",
-                           "collective_hang", "training", "unknown"}}};
-  Json culprit = {{"type", "object"},
-                  {"required", {"host", "family", "onset", "confidence", "metric"}},
-                  {"additionalProperties", false},
-                  {"properties", {{"host", Str()}, {"family", family}, {"onset", Str()}, {"onset_step", {{"type", "integer"}}},
-                                  {"confidence", Num()}, {"metric", Str()}, {"baseline", Num()}, {"during", Num()}, {"score", Num()}}}};
-  Json attribution = {{"type", "object"},
-                      {"required", {"symptom", "checks", "why"}},
-                      {"properties", {{"symptom", {{"type", "object"}}}, {"checks", {{"type", "array"}}}, {"why", Str()},
-                                      {"undecided", Str()}, {"playbook_chosen_because", Str()}}}};
-  return Json{{"type", "object"},
-              {"required", {"mode", "job", "window", "tsdb", "hosts", "findings", "outliers", "verdict", "notes", "truncated"}},
-              {"properties",
-               {{"mode", {{"enum", {"discover", "promql", "playbook", "correlate"}}}},
-                {"job", Str()},
-                {"playbook", Str()},
-                {"window", window},
-                {"tsdb", tsdb},
-                {"hosts", {{"type", "array"}, {"items", Str()}}},
-                {"hosts_total", {{"type", "integer"}}},
-                {"findings", {{"type", "array"}, {"items", finding}}},
-                {"outliers", {{"type", "array"}, {"items", outlier}}},
-                {"verdict", Str()},
-                {"notes", {{"type", "array"}, {"items", Str()}}},
-                {"truncated", {{"type", "boolean"}}},
-                {"omitted", Str()},
-                {"families", {{"type", "array"}}},
-                {"metric_count", {{"type", "integer"}}},
-                {"up_at_end", {{"type", "object"}}},
-                {"series", {{"type", "array"}}},
-                {"series_total", {{"type", "integer"}}},
-                {"samples_total", {{"type", "integer"}}},
-                {"host_ranking", {{"type", "array"}}},
-                {"points", {{"type", "object"}}},
-                {"step_seconds", Num()},
-                {"queries", {{"type", "integer"}}},
-                {"family", family},
-                {"uniform", {{"type", "boolean"}}},
-                {"culprits", {{"type", "array"}, {"items", culprit}}},
-                {"attribution", attribution}}},
-              {"additionalProperties", false}};
-}
-
 // Times outside this window are refused rather than passed on: 1e308 s would overflow the
 // time arithmetic downstream (year −292277022657 in an answer) and no training job's TSDB
 // holds data before 2000 or after 2100.
@@ -176,143 +110,175 @@ void Bound(Json& out, size_t max_tokens) {
   budget.Finish("call again with detail: full, or a narrower query, for the rest");
 }
 
+// What the mode needs, from the arguments; checked before any TSDB work.
+struct QueryPlan {
+  PromqlRequest pq;
+  std::string playbook;
+  std::optional<TsdbWindow> window;
+  std::optional<double> at;
+  std::optional<long> at_step;
+};
+
+QueryPlan PlanQuery(const QueryTsdbInput& in, const TsdbWindow& data) {
+  QueryPlan p;
+  auto start = ParseTime(in.start, "start"), end = ParseTime(in.end, "end");
+  if (in.mode == "promql") {
+    if (!in.query) throw std::invalid_argument("mode promql needs `query`");
+    p.pq.query = *in.query;
+    p.pq.start = start;
+    p.pq.end = end;
+    p.pq.step = in.step;
+    p.pq.time = ParseTime(in.time, "time");
+    p.pq.points = static_cast<int>(in.points);
+  } else if (in.mode == "playbook") {
+    p.playbook = in.playbook.value_or("auto");
+    if (start || end) p.window = TsdbWindow{start.value_or(data.start), end.value_or(data.end)};
+    if (p.window && p.window->end <= p.window->start) throw std::invalid_argument("end must be after start");
+  } else if (in.mode == "correlate") {
+    p.at = ParseTime(in.time, "time");
+    if (in.training_step) p.at_step = static_cast<long>(*in.training_step);
+    if (!p.at && !p.at_step) throw std::invalid_argument("mode correlate needs `time` or `training_step`");
+  }
+  return p;
+}
+
+// Triage (cached scan) for default windows and liveness, judged at the end of the data
+// unless `now` is given, so that the same files always give the same answer.
+Json TriageForQuery(const JobFiles& job, const QueryTsdbInput& in, const TsdbLayout& layout, const TsdbWindow& data) {
+  if (job.log.empty()) return Json();
+  Json targs = Json::object();
+  // With no compacted block yet (a job that just started) there is no data end to judge
+  // at: the clock decides.
+  if (in.now) targs["now"] = *in.now;
+  else if (!layout.blocks.empty()) targs["now"] = FormatIso8601(static_cast<int64_t>(data.end));
+  try {
+    return TriageLogStructured(job, targs);
+  } catch (const std::invalid_argument&) {
+    throw;
+  } catch (const std::exception&) {
+    return Json();   // an unreadable log only costs the default windows
+  }
+}
+
+// A running Prometheus also holds samples not yet compacted into blocks: its head.
+void AddLiveHead(const PrometheusClient& client, const TsdbLayout& layout, TsdbWindow* data) {
+  Json head = client.TsdbStatus().value("headStats", Json::object());
+  double head_min = head.value("minTime", 0.0) / 1000.0, head_max = head.value("maxTime", 0.0) / 1000.0;
+  if (head_max > head_min && head_min > 0) {
+    data->start = layout.blocks.empty() ? head_min : std::min(data->start, head_min);
+    data->end = layout.blocks.empty() ? head_max : std::max(data->end, head_max);
+  }
+}
+
+// Runs the mode; playbook auto first attributes (its family picks the playbook) and fills
+// the answer's attribution part.
+ModeResult RunMode(TsdbContext& ctx, const std::string& mode, QueryPlan& plan, const Json& triage, QueryAnswer* answer) {
+  if (mode == "discover") return RunDiscover(ctx, triage);
+  if (mode == "promql") return RunPromql(ctx, plan.pq);
+  if (mode == "playbook") {
+    if (plan.playbook == "auto") {
+      // Attribution runs the cheap check of every family; its family picks the playbook.
+      Attribution attribution = Attribute(ctx, triage);
+      auto choice = ChooseAutoPlaybook(attribution, triage.is_object() ? triage.value("class", "") : "");
+      plan.playbook = choice.playbook;
+      AddAttribution(attribution, ctx, answer);
+      answer->attribution->playbook_chosen_because = choice.because;
+    }
+    answer->playbook = plan.playbook;
+    return RunPlaybook(ctx, plan.playbook, triage, plan.window);
+  }
+  double t = plan.at.value_or(0);
+  if (plan.at_step) {
+    auto ts = ctx.TimeOfStep(*plan.at_step);
+    if (!ts) throw std::invalid_argument("training step " + std::to_string(*plan.at_step) + " is not in the TSDB's tb_step series");
+    t = *ts;
+  }
+  return RunCorrelate(ctx, t, plan.at_step);
+}
+
+// The mode's own members (ModeResult::extra) into the answer, each checked against its type.
+void AddModeExtras(const Json& extra, QueryAnswer* out) {
+  for (const auto& [k, v] : extra.items()) {
+    const std::string what = "query_tsdb's " + k;
+    if (k == "families") out->families = mcp::DecodeExact<std::vector<MetricFamily>>(v, what);
+    else if (k == "metric_count") out->metric_count = v.get<int64_t>();
+    else if (k == "up_at_end") out->up_at_end = mcp::DecodeExact<std::map<std::string, double>>(v, what);
+    else if (k == "series") out->series = mcp::DecodeExact<std::vector<SeriesSummary>>(v, what);
+    else if (k == "series_total") out->series_total = v.get<int64_t>();
+    else if (k == "samples_total") out->samples_total = v.get<int64_t>();
+    else if (k == "host_ranking") out->host_ranking = mcp::DecodeExact<std::vector<HostValue>>(v, what);
+    else if (k == "points") out->points = mcp::DecodeExact<RawPoints>(v, what);
+    else if (k == "step_seconds") out->step_seconds = v.get<double>();
+    else throw std::logic_error(what + " is not a member of the answer's type (tools/tsdb/query_answer.h)");
+  }
+}
+
 }  // namespace
 
-Json QueryTsdbStructured(const JobFiles& job, const QueryTsdbInput& in, TsdbManager& manager, mcp::CallContext* call,
-                         Json* stats) {
-  const std::string& mode = in.mode;
+QueryAnswer QueryTsdbAnswer(const JobFiles& job, const QueryTsdbInput& in, TsdbManager& manager, mcp::CallContext* call,
+                            Json* stats) {
   // Bad times are the caller's mistake: say so before any TSDB work (and whatever the job).
   ParseTime(in.start, "start"), ParseTime(in.end, "end"), ParseTime(in.time, "time");
   if (job.dir.empty()) throw std::invalid_argument("job " + job.id + " has no job directory, so no TSDB");
   const auto tsdb_dir = job.dir / "prometheus";
   TsdbLayout layout = ReadTsdbLayout(tsdb_dir);
   TsdbWindow data{layout.min_ms / 1000.0, (layout.max_ms - 1) / 1000.0};
-
-  // Triage (cached scan) for default windows and liveness, judged at the end of the data
-  // unless `now` is given, so that the same files always give the same answer.
-  Json triage;
-  if (!job.log.empty()) {
-    Json targs = Json::object();
-    // With no compacted block yet (a job that just started) there is no data end to judge
-    // at: the clock decides.
-    if (in.now) targs["now"] = *in.now;
-    else if (!layout.blocks.empty()) targs["now"] = FormatIso8601(static_cast<int64_t>(data.end));
-    try {
-      triage = TriageLogStructured(job, targs);
-    } catch (const std::invalid_argument&) {
-      throw;
-    } catch (const std::exception&) {
-      triage = Json();   // an unreadable log only costs the default windows
-    }
-  }
+  const Json triage = TriageForQuery(job, in, layout, data);
   TsdbSource source;
   source.tsdb_dir = tsdb_dir;
   source.job_running = MayBeRunning(triage);
   if (source.job_running && !job.log.empty()) source.live_port = LivePrometheusPort(job.log);
+  QueryPlan plan = PlanQuery(in, data);
 
-  // Arguments per mode.
-  PromqlRequest pq;
-  std::string playbook;
-  std::optional<TsdbWindow> window;
-  std::optional<double> at;
-  std::optional<long> at_step;
-  auto start = ParseTime(in.start, "start"), end = ParseTime(in.end, "end");
-  if (mode == "promql") {
-    if (!in.query) throw std::invalid_argument("mode promql needs `query`");
-    pq.query = *in.query;
-    pq.start = start;
-    pq.end = end;
-    pq.step = in.step;
-    pq.time = ParseTime(in.time, "time");
-    pq.points = static_cast<int>(in.points);
-  } else if (mode == "playbook") {
-    playbook = in.playbook.value_or("auto");
-    if (start || end) window = TsdbWindow{start.value_or(data.start), end.value_or(data.end)};
-    if (window && window->end <= window->start) throw std::invalid_argument("end must be after start");
-  } else if (mode == "correlate") {
-    at = ParseTime(in.time, "time");
-    if (in.training_step) at_step = static_cast<long>(*in.training_step);
-    if (!at && !at_step) throw std::invalid_argument("mode correlate needs `time` or `training_step`");
-  }
-
-  std::optional<Attribution> attribution;
-  std::string chosen_because;
   auto run = [&](TsdbLease& lease) {
     PrometheusClient client(lease.url());
-    if (lease.source() == "live") {
-      // A running Prometheus also holds samples not yet compacted into blocks: its head.
-      Json head = client.TsdbStatus().value("headStats", Json::object());
-      double head_min = head.value("minTime", 0.0) / 1000.0, head_max = head.value("maxTime", 0.0) / 1000.0;
-      if (head_max > head_min && head_min > 0) {
-        data.start = layout.blocks.empty() ? head_min : std::min(data.start, head_min);
-        data.end = layout.blocks.empty() ? head_max : std::max(data.end, head_max);
-      }
-    }
+    if (lease.source() == "live") AddLiveHead(client, layout, &data);
     TsdbContext ctx(client, data, call);
-    ModeResult r;
-    if (mode == "discover") r = RunDiscover(ctx, triage);
-    else if (mode == "promql") r = RunPromql(ctx, pq);
-    else if (mode == "playbook") {
-      if (playbook == "auto") {
-        // Attribution runs the cheap check of every family; its family picks the playbook.
-        attribution = Attribute(ctx, triage);
-        auto choice = ChooseAutoPlaybook(*attribution, triage.is_object() ? triage.value("class", "") : "");
-        playbook = choice.playbook;
-        chosen_because = choice.because;
-      }
-      r = RunPlaybook(ctx, playbook, triage, window);
-    }
-    else {
-      double t = at.value_or(0);
-      if (at_step) {
-        auto ts = ctx.TimeOfStep(*at_step);
-        if (!ts) throw std::invalid_argument("training step " + std::to_string(*at_step) + " is not in the TSDB's tb_step series");
-        t = *ts;
-      }
-      r = RunCorrelate(ctx, t, at_step);
-    }
-    Json hosts = Json::array();
+    QueryAnswer out;
+    ModeResult r = RunMode(ctx, in.mode, plan, triage, &out);
     const auto& hs = ctx.Hosts();
-    for (size_t i = 0; i < hs.size() && i < 64; ++i) hosts.push_back(hs[i]);
-    Json out = {{"mode", mode},
-                {"job", job.id.empty() ? job.name : job.id},
-                {"window", {{"start", IsoTime(r.window.start)}, {"end", IsoTime(r.window.end)}}},
-                {"tsdb", {{"source", lease.source()}, {"data_start", IsoTime(data.start)}, {"data_end", IsoTime(data.end)},
-                          {"blocks", layout.blocks.size()}}},
-                {"hosts", hosts},
-                {"findings", r.findings},
-                {"outliers", r.outliers},
-                {"verdict", r.verdict},
-                {"notes", r.notes},
-                {"truncated", false}};
-    if (!lease.note().empty()) out["tsdb"]["note"] = lease.note();
-    if (hs.size() > 64) out["hosts_total"] = hs.size();
-    if (mode == "playbook") out["playbook"] = playbook;
-    if (attribution) {
-      const Json fields = AttributionJson(*attribution, ctx);
-      for (auto it = fields.begin(); it != fields.end(); ++it) out[it.key()] = *it;
-      out["attribution"]["playbook_chosen_because"] = chosen_because;
-    }
-    for (auto& [k, v] : r.extra.items()) out[k] = v;
-    out["queries"] = ctx.queries();
+    for (size_t i = 0; i < hs.size() && i < 64; ++i) out.hosts.push_back(hs[i]);
+    if (hs.size() > 64) out.hosts_total = static_cast<int64_t>(hs.size());
+    out.mode = in.mode;
+    out.job = job.id.empty() ? job.name : job.id;
+    out.window = QueryWindow{IsoTime(r.window.start), IsoTime(r.window.end)};
+    out.tsdb = QueryTsdbInfo{lease.source(), IsoTime(data.start), IsoTime(data.end), static_cast<int64_t>(layout.blocks.size()),
+                             std::nullopt};
+    if (!lease.note().empty()) out.tsdb.note = lease.note();
+    out.findings = mcp::DecodeExact<std::vector<QueryFinding>>(r.findings, "query_tsdb's findings");
+    out.outliers = mcp::DecodeExact<std::vector<QueryOutlier>>(r.outliers, "query_tsdb's outliers");
+    out.verdict = r.verdict;
+    out.notes = r.notes;
+    AddModeExtras(r.extra, &out);
+    out.queries = ctx.queries();
     if (stats)
       *stats = {{"queries", ctx.queries()}, {"raw_bytes", client.bytes_received()}, {"prometheus_started", lease.started()}};
     return out;
   };
 
   TsdbLease lease = manager.Acquire(source);
-  Json out;
   try {
-    out = run(lease);
+    return run(lease);
   } catch (const PrometheusError& e) {
     // Our Prometheus died mid-call (killed, OOM): start a fresh one and answer anyway.
     if (e.kind() != PrometheusError::Kind::kConnection || lease.source() != "private copy") throw;
     manager.Discard(tsdb_dir);
     TsdbLease again = manager.Acquire(source);
-    out = run(again);
-    out["notes"].push_back("Prometheus stopped answering during the call and was restarted");
+    QueryAnswer out = run(again);
+    out.notes.push_back("Prometheus stopped answering during the call and was restarted");
+    return out;
   }
+}
+
+std::string BoundQueryAnswer(const QueryTsdbInput& in, Json& out) {
   Bound(out, in.detail == "full" ? kFullTokens : kDefaultTokens);
+  return QueryTsdbText(out);
+}
+
+Json QueryTsdbStructured(const JobFiles& job, const QueryTsdbInput& in, TsdbManager& manager, mcp::CallContext* call,
+                         Json* stats) {
+  Json out = mcp::Encode(QueryTsdbAnswer(job, in, manager, call, stats));
+  BoundQueryAnswer(in, out);
   return out;
 }
 
@@ -334,33 +300,25 @@ std::string QueryTsdbText(const Json& s) {
 }
 
 mcp::Tool QueryTsdbTool(const std::filesystem::path& workspace, TsdbManager& manager) {
-  mcp::Tool t;
-  t.name = "query_tsdb";
-  t.title = "Query a job's Prometheus TSDB";
-  t.description = kDescription;
-  t.input_schema = mcp::SchemaOf<QueryTsdbInput>();
-  t.output_schema = OutputSchema();
-  t.annotations = mcp::ToolAnnotations::ReadOnly();
-  // A cold call starts Prometheus on private TSDB copies (seconds to minutes): clients that
-  // negotiated the Tasks extension get a task to poll instead of a request that may time out.
-  t.task_support = mcp::TaskSupport::kOptional;
   TsdbManager* m = &manager;
-  t.handler = [workspace, m](const Json& args, mcp::CallContext& ctx) -> mcp::ToolResult {
-    try {
-      Workspace ws(workspace);
-      const QueryTsdbInput in = mcp::Decode<QueryTsdbInput>(args);
-      JobFiles job = ws.Resolve(in.job);
-      Json stats;
-      Json out = QueryTsdbStructured(job, in, *m, &ctx, &stats);
-      std::string text = QueryTsdbText(out);
-      mcp::ToolResult r = mcp::ToolResult::Structured(std::move(out), std::move(text));
-      r.meta = Json{{"mt/tsdb", std::move(stats)}};
-      return r;
-    } catch (const std::exception& e) {
-      return mcp::ToolResult::Error(std::string("query_tsdb: ") + e.what());
-    }
-  };
-  return t;
+  return mcp::MakeTypedTool<QueryTsdbInput, QueryAnswer>(
+      {.name = "query_tsdb",
+       .title = "Query a job's Prometheus TSDB",
+       .description = kDescription,
+       .annotations = mcp::ToolAnnotations::ReadOnly(),
+       // A cold call starts Prometheus on private TSDB copies (seconds to minutes): clients
+       // that negotiated the Tasks extension get a task to poll instead of a request that
+       // may time out.
+       .task_support = mcp::TaskSupport::kOptional},
+      [workspace, m](const QueryTsdbInput& in, mcp::CallContext& ctx) {
+        JobFiles job = Workspace(workspace).Resolve(in.job);
+        mcp::WithMeta<QueryAnswer> out;
+        Json stats;
+        out.answer = QueryTsdbAnswer(job, in, *m, &ctx, &stats);
+        out.meta = Json{{"mt/tsdb", std::move(stats)}};
+        return out;
+      },
+      BoundQueryAnswer);
 }
 
 void RegisterQueryTsdb(mcp::Registry& registry, const ProductOptions& options) {

@@ -1,6 +1,6 @@
 // query_tsdb: a job's Prometheus TSDB turned into evidence (discover, promql, playbook,
-// correlate), live or after the job ended. Schema and handler together; the CLI
-// (`mt query`) calls QueryTsdbStructured directly.
+// correlate), live or after the job ended. Input and answer are types (the answer:
+// tools/tsdb/query_answer.h); the CLI (`mt query`) calls QueryTsdbStructured directly.
 #pragma once
 #include <optional>
 #include <string>
@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "mcp/registry.h"
+#include "tools/tsdb/query_answer.h"
 #include "tools/catalog/product_tools.h"
 #include "tools/tsdb/tsdb_manager.h"
 #include "tools/logs/workspace.h"
@@ -71,6 +72,12 @@ void RegisterQueryTsdb(mcp::Registry& registry, const ProductOptions& options);
 // corrupt; Prometheus cannot start), PrometheusError (Prometheus's own message, e.g.
 // bad_data for invalid PromQL). `call` may be null (CLI). `stats`, when given, receives
 // {queries, raw_bytes (the Prometheus JSON the answer replaced), prometheus_started}.
+QueryAnswer QueryTsdbAnswer(const JobFiles& job, const QueryTsdbInput& input, TsdbManager& manager, mcp::CallContext* call,
+                            Json* stats = nullptr);
+// Bounds the encoded answer to the input's budget (2,000 tokens, 20,000 with detail: full)
+// and returns the text block.
+std::string BoundQueryAnswer(const QueryTsdbInput& input, Json& encoded);
+// QueryTsdbAnswer encoded and bounded: the tool's structuredContent, for `mt query`.
 Json QueryTsdbStructured(const JobFiles& job, const QueryTsdbInput& input, TsdbManager& manager, mcp::CallContext* call,
                          Json* stats = nullptr);
 

@@ -165,9 +165,9 @@ std::vector<ConfigDifference> DiffConfigs(const Workspace& ws, const JobFiles& j
   return out;
 }
 
-Json ConfigDiffJson(const std::vector<ConfigDifference>& diffs) {
-  Json out = Json::array();
-  for (const auto& d : diffs) out.push_back({{"key", d.key}, {"kind", d.kind}, {"a", d.a}, {"b", d.b}});
+std::vector<ConfigDiffRow> ConfigDiffRows(const std::vector<ConfigDifference>& diffs) {
+  std::vector<ConfigDiffRow> out;
+  for (const auto& d : diffs) out.push_back(ConfigDiffRow{d.key, d.kind, d.a, d.b});
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mcp/json.h"
+#include "tools/compare/compare_answer.h"
 #include "tools/logs/log_scanner.h"
 #include "tools/logs/workspace.h"
 
@@ -27,6 +28,6 @@ std::vector<ConfigDifference> DiffConfigs(const Workspace& workspace, const JobF
 // word maps to "").
 std::vector<std::pair<std::string, std::string>> SplitPassthrough(std::string args);
 
-Json ConfigDiffJson(const std::vector<ConfigDifference>& diffs);
+std::vector<ConfigDiffRow> ConfigDiffRows(const std::vector<ConfigDifference>& diffs);
 
 }  // namespace mt::tools

@@ -82,10 +82,11 @@ size_t Stalls(const LogScan& s, int warmup) {
 
 // Log events that differ. Counts that depend on how many steps a job ran (checkpoint saves)
 // are taken over the overlapping step range [lo, hi] when there is one.
-Json LogDiff(const LogScan& a, const LogScan& b, int warmup, const std::string& id_b, int64_t lo, int64_t hi) {
-  Json out = Json::array();
+std::vector<LogDiffRow> LogDiff(const LogScan& a, const LogScan& b, int warmup, const std::string& id_b, int64_t lo,
+                                int64_t hi) {
+  std::vector<LogDiffRow> out;
   auto add = [&](const std::string& item, Json va, Json vb, const std::string& note) {
-    if (va != vb) out.push_back({{"item", item}, {"a", va}, {"b", vb}, {"note", note}});
+    if (va != vb) out.push_back(LogDiffRow{item, std::move(va), std::move(vb), note});
   };
   int wa = static_cast<int>(a.init_waves.size()), wb = static_cast<int>(b.init_waves.size());
   std::string note;
@@ -132,28 +133,39 @@ Json LogDiff(const LogScan& a, const LogScan& b, int warmup, const std::string& 
   return out;
 }
 
-Json MetricJson(const MetricComparison& m) {
-  Json j = {{"metric", m.metric},
-            {"kind", m.kind},
-            {"a", Round(m.a, 5)},
-            {"b", Round(m.b, 5)},
-            {"a_mean", Round(m.a_mean, 5)},
-            {"b_mean", Round(m.b_mean, 5)},
-            {"delta", Round(m.delta, 4)},
-            {"delta_pct", Round(m.delta_pct, 4)},
-            {"hosts_consistent", m.hosts_consistent},
-            {"significant", m.significant},
-            {"pattern", m.pattern},
-            {"score", Round(m.score, 3)},
-            {"unit", m.counter ? "per second" : "median"},
-            {"hosts_compared", std::to_string(m.hosts_a) + "/" + std::to_string(m.hosts_b)}};
+CompareMetric FromMetric(const MetricComparison& m) {
+  CompareMetric j;
+  j.metric = m.metric;
+  j.kind = m.kind;
+  j.a = Round(m.a, 5);
+  j.b = Round(m.b, 5);
+  j.a_mean = Round(m.a_mean, 5);
+  j.b_mean = Round(m.b_mean, 5);
+  j.delta = Round(m.delta, 4);
+  j.delta_pct = Round(m.delta_pct, 4);
+  j.hosts_consistent = m.hosts_consistent;
+  j.significant = m.significant;
+  j.pattern = m.pattern;
+  j.score = Round(m.score, 3);
+  j.unit = m.counter ? "per second" : "median";
+  j.hosts_compared = std::to_string(m.hosts_a) + "/" + std::to_string(m.hosts_b);
   if (!m.hosts.empty()) {
-    j["hosts_in"] = m.hosts_in;
-    Json h = Json::array();
-    for (const auto& [host, v] : m.hosts) h.push_back({{"host", host}, {"value", Round(v, 4)}});
-    j["hosts"] = h;
+    j.hosts_in = m.hosts_in;
+    j.hosts.emplace();
+    for (const auto& [host, v] : m.hosts) j.hosts->push_back(HostValue{host, Round(v, 4)});
   }
   return j;
+}
+
+template <class T>
+Nullable<double> RoundIf(bool ok, T v, int digits) {
+  if (!ok) return std::nullopt;
+  return Round(static_cast<double>(v), digits);
+}
+
+Nullable<int64_t> IntOrNull(const Json& v) {
+  if (!v.is_number_integer()) return std::nullopt;
+  return v.get<int64_t>();
 }
 
 std::string Pct(double v) {
@@ -162,76 +174,72 @@ std::string Pct(double v) {
   return b;
 }
 
-// A vs one other job.
-Json ComparePair(const Workspace& ws, const JobInfo& A, const JobInfo& B, const CompareOptions& opt, TsdbManager* manager,
-                 mcp::CallContext* call) {
-  const LogScan& a = A.scan->scan;
-  const LogScan& b = B.scan->scan;
-  const std::string ida = A.job->id.empty() ? A.job->name : A.job->id, idb = B.job->id.empty() ? B.job->name : B.job->id;
-  std::vector<std::string> notes;
+// TGS of A and B over their overlapping steady steps; `caveats` say which side failed.
+CompareTgsAnswer TgsAnswer(const TgsComparison& tg, const std::vector<std::string>& caveats) {
+  CompareTgsAnswer g;
+  g.a = RoundIf(tg.ok, tg.a, 6);
+  g.b = RoundIf(tg.ok, tg.b, 6);
+  g.delta_pct = RoundIf(tg.ok, tg.delta_pct, 3);
+  g.a_std = Round(tg.a_std, 3);
+  g.b_std = Round(tg.b_std, 3);
+  if (tg.first_step >= 0) g.steps = std::vector<int64_t>{tg.first_step, tg.last_step};
+  g.n = {static_cast<int64_t>(tg.a_n), static_cast<int64_t>(tg.b_n)};
+  g.spikes_excluded = {static_cast<int64_t>(tg.a_spikes), static_cast<int64_t>(tg.b_spikes)};
+  g.t = RoundIf(std::isfinite(tg.t), tg.t, 3);
+  g.significant = tg.significant;
+  g.comparable = tg.ok && caveats.empty();
+  if (!caveats.empty()) g.caveats = caveats;
+  return g;
+}
 
-  TgsComparison tg = CompareTgs(a, b, opt.warmup_steps);
-  Json caveats = Json::array();
-  for (const JobInfo* j : {&A, &B}) {
-    std::string st = j->triage.value("status", "");
-    if (Failed(st))
-      caveats.push_back("job " + (j->job->id.empty() ? j->job->name : j->job->id) + " is " + st + " (" + j->triage.value("class", "") +
-                        "): its throughput covers only the steps it completed before it stopped");
-  }
-  Json tgs = {{"a", tg.ok ? Json(Round(tg.a, 6)) : Json(nullptr)},
-              {"b", tg.ok ? Json(Round(tg.b, 6)) : Json(nullptr)},
-              {"delta_pct", tg.ok ? Json(Round(tg.delta_pct, 3)) : Json(nullptr)},
-              {"a_std", Round(tg.a_std, 3)},
-              {"b_std", Round(tg.b_std, 3)},
-              {"steps", tg.first_step >= 0 ? Json({tg.first_step, tg.last_step}) : Json(nullptr)},
-              {"n", {tg.a_n, tg.b_n}},
-              {"spikes_excluded", {tg.a_spikes, tg.b_spikes}},
-              {"t", std::isfinite(tg.t) ? Json(Round(tg.t, 3)) : Json(nullptr)},
-              {"significant", tg.significant},
-              {"comparable", tg.ok && caveats.empty()}};
-  if (!caveats.empty()) tgs["caveats"] = caveats;
-  if (!tg.ok) notes.push_back("no overlapping steady steps with Tokens/s/device: TGS not compared");
-
-  std::string na = a.header.count("NNODES") ? a.header.at("NNODES") : "", nb = b.header.count("NNODES") ? b.header.at("NNODES") : "";
-  if (!na.empty() && !nb.empty() && na != nb)
-    notes.push_back("different node counts (" + na + " vs " + nb + "): TGS is per device, so it compares; per-host metrics compare the hosts each job had");
-
-  // TSDB sweep, or why not.
-  Json tsdb = {{"used", false}};
-  Json metrics = Json::array();
-  size_t significant_total = 0;
-  const MetricComparison* top = nullptr;
+// The TSDB sweep over the steady range, or why there is none.
+struct SweepOutcome {
+  CompareTsdbUse use;
   ContentionSweepResult sweep;
+  std::vector<CompareMetric> metrics;   // what the answer shows (significant first, capped)
+  int64_t significant = 0;
+  const MetricComparison* top = nullptr;   // into sweep.metrics: the strongest, if significant
+};
+
+void SweepTsdbs(const JobInfo& A, const JobInfo& B, const std::string& ida, const std::string& idb, const TgsComparison& tg,
+                const CompareOptions& opt, TsdbManager* manager, mcp::CallContext* call, SweepOutcome* out) {
   if (!A.job->has_tsdb || !B.job->has_tsdb) {
     std::string who = !A.job->has_tsdb && !B.job->has_tsdb ? "neither job has a" : ("job " + (!A.job->has_tsdb ? ida : idb) + " has no");
-    tsdb["reason"] = who + " Prometheus TSDB (<job dir>/prometheus with blocks or a wal)";
-  } else if (!opt.use_tsdb || manager == nullptr) {
-    tsdb["reason"] = "TSDB comparison not requested";
-  } else if (!tg.ok) {
-    tsdb["reason"] = "no overlapping steady step range to align the TSDBs on";
-  } else {
-    try {
-      ContentionSide xa{A.job, tg.first_step, tg.last_step, MayBeRunning(A.triage)};
-      ContentionSide xb{B.job, tg.first_step, tg.last_step, MayBeRunning(B.triage)};
-      sweep = ContentionSweep(xa, xb, *manager, call);
-      tsdb = {{"used", true}, {"windows", sweep.windows}, {"metrics_compared", sweep.metrics.size()}, {"queries", sweep.queries}};
-      for (const auto& n : sweep.notes) notes.push_back(n);
-      for (const auto& m : sweep.metrics) {
-        if (m.significant) ++significant_total;
-        if (metrics.size() < opt.max_metrics && (m.significant || metrics.size() < 3)) metrics.push_back(MetricJson(m));
-      }
-      if (!sweep.metrics.empty() && sweep.metrics.front().significant) top = &sweep.metrics.front();
-      tsdb["significant"] = significant_total;
-    } catch (const std::exception& e) {
-      tsdb = {{"used", false}, {"reason", std::string("TSDB comparison failed: ") + e.what()}};
-    }
+    out->use.reason = who + " Prometheus TSDB (<job dir>/prometheus with blocks or a wal)";
+    return;
   }
-  if (!tsdb["used"].get<bool>()) notes.push_back("compared from the logs only: " + tsdb["reason"].get<std::string>());
+  if (!opt.use_tsdb || manager == nullptr) {
+    out->use.reason = "TSDB comparison not requested";
+    return;
+  }
+  if (!tg.ok) {
+    out->use.reason = "no overlapping steady step range to align the TSDBs on";
+    return;
+  }
+  try {
+    ContentionSide xa{A.job, tg.first_step, tg.last_step, MayBeRunning(A.triage)};
+    ContentionSide xb{B.job, tg.first_step, tg.last_step, MayBeRunning(B.triage)};
+    out->sweep = ContentionSweep(xa, xb, *manager, call);
+    const ContentionSweepResult& sweep = out->sweep;
+    out->use = CompareTsdbUse{true, std::nullopt, sweep.windows, static_cast<int64_t>(sweep.metrics.size()), sweep.queries,
+                              std::nullopt};
+    for (const auto& m : sweep.metrics) {
+      if (m.significant) ++out->significant;
+      if (out->metrics.size() < opt.max_metrics && (m.significant || out->metrics.size() < 3))
+        out->metrics.push_back(FromMetric(m));
+    }
+    if (!sweep.metrics.empty() && sweep.metrics.front().significant) out->top = &sweep.metrics.front();
+    out->use.significant = out->significant;
+  } catch (const std::exception& e) {
+    *out = SweepOutcome{};
+    out->use.reason = std::string("TSDB comparison failed: ") + e.what();
+  }
+}
 
-  auto cfg = DiffConfigs(ws, *A.job, a, *B.job, b);
-  Json log_diff = LogDiff(a, b, opt.warmup_steps, idb, tg.ok ? tg.first_step : -1, tg.ok ? tg.last_step : -1);
-
-  // Verdict: the throughput difference, then the strongest evidence.
+// The verdict line: the throughput difference, then the strongest evidence.
+std::string PairVerdictLine(const std::string& ida, const std::string& idb, const TgsComparison& tg, const SweepOutcome& sw,
+                            const std::vector<LogDiffRow>& log_diff, const std::vector<ConfigDifference>& cfg,
+                            const std::vector<std::string>& caveats) {
   std::string v;
   if (tg.ok) {
     v = idb + " vs " + ida + ": steady TGS " + Num(tg.b) + " vs " + Num(tg.a) + " (" + Pct(tg.delta_pct) + ") over steps " +
@@ -240,7 +248,7 @@ Json ComparePair(const Workspace& ws, const JobInfo& A, const JobInfo& B, const 
   } else {
     v = idb + " vs " + ida + ": throughput not comparable";
   }
-  if (top) {
+  if (const MetricComparison* top = sw.top) {
     v += "; top difference: " + top->metric + (top->counter ? " (per second)" : "");
     if (top->pattern == "uniform") {
       v += " " + Num(top->a) + " → " + Num(top->b) +
@@ -251,24 +259,60 @@ Json ComparePair(const Workspace& ws, const JobInfo& A, const JobInfo& B, const 
       for (size_t i = 0; i < top->hosts.size(); ++i) v += (i ? ", " : "") + top->hosts[i].first + " " + Num(top->hosts[i].second);
       v += " in " + who + " (other hosts ~" + Num(top->hosts_in == "a" ? top->b : top->a) + ")";
     }
-  } else if (tsdb["used"].get<bool>()) {
+  } else if (sw.use.used) {
     v += "; no significant TSDB difference";
   }
   for (const auto& d : log_diff)
-    if (d["item"] == "rccl_init_waves") v += "; RCCL init waves " + d["a"].dump() + " vs " + d["b"].dump();
+    if (d.item == "rccl_init_waves") v += "; RCCL init waves " + d.a.dump() + " vs " + d.b.dump();
   if (!cfg.empty()) {
     v += "; config differs in ";
     for (size_t i = 0; i < cfg.size() && i < 3; ++i) v += (i ? ", " : "") + cfg[i].key;
     if (cfg.size() > 3) v += " (+" + std::to_string(cfg.size() - 3) + ")";
   }
-  if (!caveats.empty()) v += "; caution: " + caveats[0].get<std::string>();
+  if (!caveats.empty()) v += "; caution: " + caveats[0];
+  return v;
+}
 
-  Json cd = ConfigDiffJson(cfg);
-  Json out = {{"a", ida},          {"b", idb},         {"tgs", tgs},     {"config_diff", cd},
-              {"metrics", metrics}, {"metrics_significant", significant_total},
-              {"log_diff", log_diff}, {"tsdb", tsdb},  {"verdict", v},   {"notes", notes}};
-  const Json diagnosis = PairDiagnosis(sweep, tsdb["used"].get<bool>());
-  for (auto it = diagnosis.begin(); it != diagnosis.end(); ++it) out[it.key()] = *it;
+std::string IdOf(const JobFiles& j) { return j.id.empty() ? j.name : j.id; }
+
+// A vs one other job.
+CompareAnswer ComparePair(const Workspace& ws, const JobInfo& A, const JobInfo& B, const CompareOptions& opt,
+                          TsdbManager* manager, mcp::CallContext* call) {
+  const LogScan& a = A.scan->scan;
+  const LogScan& b = B.scan->scan;
+  const std::string ida = IdOf(*A.job), idb = IdOf(*B.job);
+  CompareAnswer out;
+  out.a = ida;
+  out.b = idb;
+
+  TgsComparison tg = CompareTgs(a, b, opt.warmup_steps);
+  std::vector<std::string> caveats;
+  for (const JobInfo* j : {&A, &B}) {
+    std::string st = j->triage.value("status", "");
+    if (Failed(st))
+      caveats.push_back("job " + IdOf(*j->job) + " is " + st + " (" + j->triage.value("class", "") +
+                        "): its throughput covers only the steps it completed before it stopped");
+  }
+  out.tgs = TgsAnswer(tg, caveats);
+  if (!tg.ok) out.notes.push_back("no overlapping steady steps with Tokens/s/device: TGS not compared");
+
+  std::string na = a.header.count("NNODES") ? a.header.at("NNODES") : "", nb = b.header.count("NNODES") ? b.header.at("NNODES") : "";
+  if (!na.empty() && !nb.empty() && na != nb)
+    out.notes.push_back("different node counts (" + na + " vs " + nb + "): TGS is per device, so it compares; per-host metrics compare the hosts each job had");
+
+  SweepOutcome sw;
+  SweepTsdbs(A, B, ida, idb, tg, opt, manager, call, &sw);
+  for (const auto& n : sw.sweep.notes) out.notes.push_back(n);
+  if (!sw.use.used) out.notes.push_back("compared from the logs only: " + sw.use.reason.value_or(""));
+
+  auto cfg = DiffConfigs(ws, *A.job, a, *B.job, b);
+  out.log_diff = LogDiff(a, b, opt.warmup_steps, idb, tg.ok ? tg.first_step : -1, tg.ok ? tg.last_step : -1);
+  out.verdict = PairVerdictLine(ida, idb, tg, sw, out.log_diff, cfg, caveats);
+  out.config_diff = ConfigDiffRows(cfg);
+  out.metrics = std::move(sw.metrics);
+  out.metrics_significant = sw.significant;
+  out.tsdb = sw.use;
+  out.SetDiagnosis(PairDiagnosis(sw.sweep, sw.use.used));
   return out;
 }
 
@@ -295,13 +339,13 @@ TgsComparison CompareTgs(const LogScan& a, const LogScan& b, int warmup_steps) {
   return c;
 }
 
-Json CompareJobs(const Workspace& ws, const std::vector<JobFiles>& jobs, const CompareOptions& opt, TsdbManager* manager,
-                 mcp::CallContext* call) {
+CompareAnswer CompareJobs(const Workspace& ws, const std::vector<JobFiles>& jobs, const CompareOptions& opt,
+                          TsdbManager* manager, mcp::CallContext* call) {
   if (jobs.size() < 2) throw std::invalid_argument("compare needs at least two jobs");
   if (jobs.size() > 8) throw std::invalid_argument("compare takes at most 8 jobs");
   if (opt.warmup_steps < 0 || opt.warmup_steps > 100000) throw std::invalid_argument("warmup_steps must be between 0 and 100000");
   std::vector<JobInfo> info;
-  Json triaged = Json::array();
+  std::vector<CompareJobRow> triaged;
   for (const auto& j : jobs) {
     JobInfo ji{&j, Json(), nullptr};
     Json targs = Json::object();
@@ -309,9 +353,9 @@ Json CompareJobs(const Workspace& ws, const std::vector<JobFiles>& jobs, const C
     if (!now.empty()) targs["now"] = now;
     ji.triage = TriageLogStructured(j, targs);   // triage every job first
     ji.scan = ScanCache::Shared().Get(LogOf(j)).data;
-    triaged.push_back({{"job", j.id.empty() ? j.name : j.id}, {"status", ji.triage.value("status", "")},
-                       {"class", ji.triage.value("class", "")}, {"first_step", ji.triage.value("first_step", Json(nullptr))},
-                       {"last_step", ji.triage.value("last_step", Json(nullptr))}, {"nodes", ji.triage["job"].value("nodes", Json(nullptr))}});
+    triaged.push_back(CompareJobRow{IdOf(j), ji.triage.value("status", ""), ji.triage.value("class", ""),
+                                    IntOrNull(ji.triage["first_step"]), IntOrNull(ji.triage["last_step"]),
+                                    IntOrNull(ji.triage["job"]["nodes"])});
     info.push_back(std::move(ji));
   }
   for (size_t i = 0; i < info.size(); ++i)
@@ -319,20 +363,18 @@ Json CompareJobs(const Workspace& ws, const std::vector<JobFiles>& jobs, const C
       if (info[i].job->log == info[k].job->log && !info[i].job->log.empty())
         throw std::invalid_argument("job " + jobs[i].id + " is given twice");
 
-  Json out = ComparePair(ws, info[0], info[1], opt, manager, call);
-  out["jobs"] = triaged;
+  CompareAnswer out = ComparePair(ws, info[0], info[1], opt, manager, call);
+  out.jobs = std::move(triaged);
   if (info.size() > 2) {
-    Json more = Json::array();
+    out.more.emplace();
     for (size_t i = 2; i < info.size(); ++i) {
-      Json p = ComparePair(ws, info[0], info[i], opt, manager, call);
-      Json slim = {{"b", p["b"]}, {"tgs", {{"a", p["tgs"]["a"]}, {"b", p["tgs"]["b"]}, {"delta_pct", p["tgs"]["delta_pct"]}, {"significant", p["tgs"]["significant"]}}},
-                   {"config_diff", p["config_diff"]}, {"metrics", Json::array()}, {"log_diff", p["log_diff"]}, {"verdict", p["verdict"]}};
-      for (size_t k = 0; k < p["metrics"].size() && k < 3; ++k) slim["metrics"].push_back(p["metrics"][k]);
-      more.push_back(slim);
+      CompareAnswer p = ComparePair(ws, info[0], info[i], opt, manager, call);
+      CompareMore slim{p.b, CompareMoreTgs{p.tgs.a, p.tgs.b, p.tgs.delta_pct, p.tgs.significant}, p.config_diff, {}, p.log_diff,
+                       p.verdict};
+      for (size_t k = 0; k < p.metrics.size() && k < 3; ++k) slim.metrics.push_back(p.metrics[k]);
+      out.more->push_back(std::move(slim));
     }
-    out["more"] = more;
   }
-  out["truncated"] = false;
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mcp/json.h"
+#include "tools/compare/compare_answer.h"
 #include "tools/logs/log_scanner.h"
 #include "tools/tsdb/tsdb_manager.h"
 #include "tools/logs/workspace.h"
@@ -44,10 +45,11 @@ TgsComparison CompareTgs(const LogScan& a, const LogScan& b, int warmup_steps);
 
 // Throws WorkspaceError / std::invalid_argument for bad jobs or arguments and
 // std::runtime_error when a job has no readable log. `manager` may be null (logs only).
-Json CompareJobs(const Workspace& workspace, const std::vector<JobFiles>& jobs, const CompareOptions& options,
-                 TsdbManager* manager, mcp::CallContext* call);
+CompareAnswer CompareJobs(const Workspace& workspace, const std::vector<JobFiles>& jobs, const CompareOptions& options,
+                          TsdbManager* manager, mcp::CallContext* call);
 
-// Human text for the tool's content and `mt compare`.
+// Human text for the tool's content and `mt compare`, from the (possibly budget-trimmed)
+// encoded answer.
 std::string CompareText(const Json& structured);
 
 }  // namespace mt::tools

@@ -186,8 +186,7 @@ ContentionSweepResult ContentionSweep(const ContentionSide& sa, const Contention
     Json names = s.client->LabelValues("__name__");
     for (const auto& n : names)
       if (n.is_string() && Compared(n.get<std::string>())) s.names.insert(n.get<std::string>());
-    r.windows.push_back({{"job", job.id}, {"start", IsoTime(s.w.start)}, {"end", IsoTime(s.w.end)}, {"source", s.lease->source()},
-                         {"prometheus_started", s.lease->started()}});
+    r.windows.push_back(SweepWindow{job.id, IsoTime(s.w.start), IsoTime(s.w.end), s.lease->source(), s.lease->started()});
   }
   std::vector<std::string> metrics;
   for (const auto& n : sides[0].names)

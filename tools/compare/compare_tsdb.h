@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "mcp/json.h"
+#include "mcp/typed.h"
 #include "tools/tsdb/tsdb_manager.h"
 #include "tools/logs/workspace.h"
 
@@ -61,9 +62,23 @@ struct ContentionSide {
   bool running = false;                    // triage says running or hang
 };
 
+// The time window a job's TSDB was read over, and where from.
+struct SweepWindow {
+  std::string job, start, end;
+  std::string source;             // live | private copy
+  bool prometheus_started = false;
+  template <class F> static void Fields(F& f) {
+    f("job", &SweepWindow::job);
+    f("start", &SweepWindow::start);
+    f("end", &SweepWindow::end);
+    f("source", &SweepWindow::source, {.one_of = {"live", "private copy"}});
+    f("prometheus_started", &SweepWindow::prometheus_started, {.description = "this call started Prometheus"});
+  }
+};
+
 struct ContentionSweepResult {
   std::vector<MetricComparison> metrics;   // ranked
-  Json windows = Json::array();            // per job: {job, start, end, source, prometheus_started}
+  std::vector<SweepWindow> windows;        // per job
   std::vector<std::string> notes;
   int queries = 0;
 };

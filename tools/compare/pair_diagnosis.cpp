@@ -8,10 +8,11 @@
 
 namespace mt::tools {
 
-Json PairDiagnosis(const ContentionSweepResult& sweep, bool tsdb_used) {
-  Json out = {{"significant", false}, {"family", tsdb_used ? "none" : "unknown"}, {"uniform", false}, {"culprits", Json::array()}};
+PairVerdict PairDiagnosis(const ContentionSweepResult& sweep, bool tsdb_used) {
+  PairVerdict out;
+  out.family = tsdb_used ? "none" : "unknown";
   if (!tsdb_used) {
-    out["why"] = "no TSDB comparison: the logs alone cannot attribute a difference to hosts";
+    out.why = "no TSDB comparison: the logs alone cannot attribute a difference to hosts";
     return out;
   }
   // The strongest significant host metric whose size we can judge in its units (a
@@ -22,15 +23,15 @@ Json PairDiagnosis(const ContentionSweepResult& sweep, bool tsdb_used) {
   for (const auto& m : sweep.metrics)
     if (m.significant && m.kind == "contention" && MetricFloor(m.metric) > 0 && (top == nullptr || m.score > top->score)) top = &m;
   if (top == nullptr) {
-    out["why"] = "no host metric differs beyond noise between the jobs";
+    out.why = "no host metric differs beyond noise between the jobs";
     return out;
   }
   const std::string family = FamilyOfMetric(top->metric);
-  out["significant"] = true;
-  out["family"] = family;
-  out["uniform"] = top->pattern == "uniform";
+  out.significant = true;
+  out.family = family;
+  out.uniform = top->pattern == "uniform";
   if (top->pattern == "uniform") {
-    out["why"] = top->metric + " moved from " + Num(top->a) + " to " + Num(top->b) + " (median over hosts)" +
+    out.why = top->metric + " moved from " + Num(top->a) + " to " + Num(top->b) + " (median over hosts)" +
                  (top->hosts_consistent ? " on every common host" : "") + ": a cause the hosts share, no host to blame";
     return out;
   }
@@ -41,12 +42,11 @@ Json PairDiagnosis(const ContentionSweepResult& sweep, bool tsdb_used) {
     for (const auto& [h, v] : m.hosts) {
       if (!seen.insert(h).second) continue;
       const double confidence = Confidence(m.score, 8);   // the host test's bar: 8 noise units (compare_tsdb.h)
-      out["culprits"].push_back({{"host", h}, {"family", family}, {"job_side", m.hosts_in}, {"metric", m.metric},
-                                 {"value", Round(v)}, {"baseline", Round(m.hosts_in == "a" ? m.b : m.a)},
-                                 {"confidence", confidence}});
+      out.culprits.push_back(PairCulprit{h, family, m.hosts_in, m.metric, Round(v), Round(m.hosts_in == "a" ? m.b : m.a),
+                                         confidence});
     }
   }
-  out["why"] = top->metric + " stands out on " + std::to_string(out["culprits"].size()) +
+  out.why = top->metric + " stands out on " + std::to_string(out.culprits.size()) +
                " host(s) against their own job and every host of the other";
   return out;
 }

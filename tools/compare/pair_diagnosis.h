@@ -9,12 +9,11 @@
 // (every common host moved the same way, the between-job test of compare_tsdb.h) or sits
 // on particular hosts that stand out from their own job and from every host of the other.
 #pragma once
-#include "mcp/json.h"
+#include "tools/compare/compare_answer.h"
 #include "tools/compare/compare_tsdb.h"
 
 namespace mt::tools {
 
-// {significant, family, uniform, culprits:[{host, family, job_side, metric, value, baseline, confidence}], why}
-Json PairDiagnosis(const ContentionSweepResult& sweep, bool tsdb_used);
+PairVerdict PairDiagnosis(const ContentionSweepResult& sweep, bool tsdb_used);
 
 }  // namespace mt::tools

@@ -12,7 +12,6 @@
 #include "tools/common/tgs_phases.h"
 #include "tools/logs/triage_evidence.h"
 #include "tools/logs/triage_heartbeat.h"
-#include "tools/logs/triage_json.h"
 #include "tools/logs/triage_lifecycle.h"
 #include "tools/logs/triage_progress.h"
 #include "tools/logs/triage_root_cause.h"
@@ -75,12 +74,13 @@ std::string Remedy(const std::string& cls) {
 
 // Concrete follow-ups: mt tools with arguments that their input schemas accept
 // (query_tsdb: job, mode, playbook, start, end, time).
-Json NextSteps(const std::string& cls, const std::string& job, const Progress& p,
-               const std::optional<HeartbeatAnalysis>& hb, const std::optional<TgsAnalysis>& tgs,
-               const std::vector<Ev>& evidence, int64_t now, bool has_tsdb, const JobFiles& files) {
-  Json steps = Json::array();
+std::vector<TriageNextStep> NextSteps(const std::string& cls, const std::string& job, const Progress& p,
+                                      const std::optional<HeartbeatAnalysis>& hb, const std::optional<TgsAnalysis>& tgs,
+                                      const std::vector<Ev>& evidence, int64_t now, bool has_tsdb, const JobFiles& files) {
+  std::vector<TriageNextStep> steps;
   auto add = [&](const std::string& tool, Json args, const std::string& why) {
-    steps.push_back(Json{{"tool", tool}, {"arguments", std::move(args)}, {"reason", why}});
+    if (tool == "query_tsdb" && !has_tsdb) return;   // no TSDB to query
+    steps.push_back(TriageNextStep{tool, std::move(args), why});
   };
   auto playbook = [&](const std::string& name, int64_t center, int64_t before, int64_t after) {
     Json a{{"job", job}, {"mode", "playbook"}, {"playbook", name}};
@@ -139,12 +139,6 @@ Json NextSteps(const std::string& cls, const std::string& job, const Progress& p
     if (e.file != files.log_display && !files.dir_display.empty() && e.file.starts_with(files.dir_display + "/"))
       args["file"] = e.file.substr(files.dir_display.size() + 1);
     add("read_log", args, "the lines around the first evidence (" + e.file + ")");
-  }
-  if (!has_tsdb) {
-    Json kept = Json::array();
-    for (auto& s : steps)
-      if (s["tool"] != "query_tsdb") kept.push_back(s);
-    steps = kept;
   }
   return steps;
 }
@@ -349,26 +343,36 @@ std::optional<int> ExitCode(const LogScan& ps, const StageEvent* stage_end, cons
   return code;
 }
 
-Json ScanJson(const JobViews& v) {
-  uint64_t bytes = 0, lines = 0, oversized = 0;
-  bool changed = false;
+TriageScanStats ScanStats(const JobViews& v) {
+  TriageScanStats out;
+  out.files = static_cast<int64_t>(v.all.size());
   for (const FileScanView* f : v.all) {
-    bytes += f->scan().bytes;
-    lines += f->scan().lines;
-    oversized += f->scan().oversized_lines;
-    changed |= f->handle.data->changed_during_read;
+    out.bytes += static_cast<int64_t>(f->scan().bytes);
+    out.lines += static_cast<int64_t>(f->scan().lines);
+    out.oversized_lines += static_cast<int64_t>(f->scan().oversized_lines);
+    out.changed_during_read |= f->handle.data->changed_during_read;
   }
-  return Json{{"files", v.all.size()},     {"bytes", bytes},
-              {"lines", lines},            {"oversized_lines", oversized},
-              {"changed_during_read", changed}, {"steps_from", v.steps->display}};
+  out.steps_from = v.steps->display;
+  return out;
 }
 
-Json SignatureCounts(const JobViews& v) {
-  Json counts = Json::object();
+std::map<std::string, int64_t> SignatureCounts(const JobViews& v) {
+  std::map<std::string, int64_t> counts;
   for (const FileScanView* f : v.all)
     for (const auto& [kind, hits] : f->scan().signatures)
-      if (!hits.cls.empty()) counts[kind] = counts.value(kind, 0) + hits.count;
+      if (!hits.cls.empty()) counts[kind] += static_cast<int64_t>(hits.count);
   return counts;
+}
+
+template <class T>
+Nullable<int64_t> OptInt(const std::optional<T>& v) {
+  if (!v) return std::nullopt;
+  return static_cast<int64_t>(*v);
+}
+
+Nullable<std::string> TextOrNull(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  return s;
 }
 
 }  // namespace
@@ -383,7 +387,7 @@ const std::vector<std::string>& TriageClasses() {
   return all;
 }
 
-Json TriageJob(const JobFiles& job, const TriageOptions& opt, ScanCache& cache, Json* scan_meta) {
+TriageAnswer Triage(const JobFiles& job, const TriageOptions& opt, ScanCache& cache, Json* scan_meta) {
   JobViews v;
   OpenJobViews(job, cache, &v);
   const LogScan& ps = v.primary.scan();
@@ -414,47 +418,48 @@ Json TriageJob(const JobFiles& job, const TriageOptions& opt, ScanCache& cache, 
   const bool truncated = evidence.size() > keep;
   if (truncated) evidence.resize(keep);
 
-  Json out;
-  out["job"] = JobJson(job, ps);
-  out["now"] = FormatIso8601(opt.now);
-  out["class"] = cls;
-  out["secondary"] = secondary;
-  out["status"] = st.status;
-  out["soft_success"] = st.soft_success;
-  out["root_cause_rule"] = verdict.rule;
-  out["undecided"] = st.undecided.empty() ? Json(nullptr) : Json(st.undecided);
-  out["lifecycle"] = LifecycleJson(tl.life);
-  out["clock"] = ClockJson(tl.clock);
-  out["stage"] = stage.stage.empty() ? Json(nullptr) : Json(stage.stage);
-  out["training_phase"] = stage.phase.empty() ? Json(nullptr) : Json(stage.phase);
-  out["exit_code"] = OptOrNull(ExitCode(ps, stage.end, tl.life));
-  Json ev = Json::array();
-  for (const auto& e : evidence) ev.push_back(EvidenceJson(e));
-  out["evidence"] = ev;
-  out["evidence_total"] = evidence_total;
-  out["first_step"] = OptOrNull(prog.first_step);
-  out["last_step"] = OptOrNull(prog.last_step);
-  out["restored_from_step"] = OptOrNull(prog.restored_from_step);
-  out["progress"] = ProgressJson(prog, st.status);
-  out["hang"] = HangJson(prog, tl.end_time != kNoTime);
-  out["heartbeat"] = HeartbeatJson(hb, hang_before_heartbeat);
-  out["tgs"] = TgsJson(tgs);
-  out["rccl_init_waves"] = InitWavesJson(ps, opt.full);
-  out["signature_counts"] = SignatureCounts(v);
-  Json next = NextSteps(cls, !job.id.empty() ? job.id : job.log_display, prog, hb, tgs, evidence, opt.now, job.has_tsdb, job);
-  if (!opt.full && next.size() > kNextStepsBrief) next.erase(next.begin() + kNextStepsBrief, next.end());
-  out["next_steps"] = next;
-  std::string remedy = Remedy(cls);
-  out["remedy"] = remedy.empty() ? Json(nullptr) : Json(remedy);
-  out["scan"] = ScanJson(v);
+  TriageAnswer out;
+  out.job = FromJob(job, ps);
+  out.now = FormatIso8601(opt.now);
+  out.cls = cls;
+  out.secondary = secondary;
+  out.status = st.status;
+  out.soft_success = st.soft_success;
+  out.root_cause_rule = verdict.rule;
+  out.undecided = TextOrNull(st.undecided);
+  out.lifecycle = FromLifecycle(tl.life);
+  out.clock = FromClock(tl.clock);
+  out.stage = TextOrNull(stage.stage);
+  out.training_phase = TextOrNull(stage.phase);
+  out.exit_code = OptInt(ExitCode(ps, stage.end, tl.life));
+  for (const auto& e : evidence) out.evidence.push_back(FromEvidence(e));
+  out.evidence_total = static_cast<int64_t>(evidence_total);
+  out.first_step = OptInt(prog.first_step);
+  out.last_step = OptInt(prog.last_step);
+  out.restored_from_step = OptInt(prog.restored_from_step);
+  out.progress = FromProgress(prog, st.status);
+  out.hang = FromHang(prog, tl.end_time != kNoTime);
+  out.heartbeat = FromHeartbeat(hb, hang_before_heartbeat);
+  out.tgs = FromTgs(tgs);
+  out.rccl_init_waves = FromInitWaves(ps, opt.full);
+  out.signature_counts = SignatureCounts(v);
+  out.next_steps = NextSteps(cls, !job.id.empty() ? job.id : job.log_display, prog, hb, tgs, evidence, opt.now,
+                             job.has_tsdb, job);
+  if (!opt.full && out.next_steps.size() > kNextStepsBrief) out.next_steps.resize(kNextStepsBrief);
+  out.remedy = TextOrNull(Remedy(cls));
+  out.scan = ScanStats(v);
   if (scan_meta)
     *scan_meta = Json{{"from_cache", v.primary.handle.from_cache}, {"incremental", v.primary.handle.incremental}};
-  out["truncated"] = truncated;
-  out["omitted"] = truncated ? Json(std::to_string(evidence_total - keep) +
-                                    " more evidence lines omitted; call again with detail=\"full\" or use read_log")
-                             : Json(nullptr);
-  out["headline"] = TriageHeadline(out);
+  out.truncated = truncated;
+  if (truncated)
+    out.omitted = std::to_string(evidence_total - keep) +
+                  " more evidence lines omitted; call again with detail=\"full\" or use read_log";
+  out.headline = TriageHeadline(out);
   return out;
+}
+
+Json TriageJob(const JobFiles& job, const TriageOptions& opt, ScanCache& cache, Json* scan_meta) {
+  return mcp::Encode(Triage(job, opt, cache, scan_meta));
 }
 
 bool MayBeRunning(const Json& t) {
@@ -464,19 +469,16 @@ bool MayBeRunning(const Json& t) {
   return status == "unknown" && t.contains("lifecycle") && !t["lifecycle"].value("ended", false);
 }
 
-std::string TriageHeadline(const Json& t) {
-  std::string id = t["job"]["id"].is_string() ? t["job"]["id"].get<std::string>() : t["job"]["log"].get<std::string>();
-  std::string s = id + ": " + t["class"].get<std::string>() + " (status " + t["status"].get<std::string>() + ")";
-  if (t["last_step"].is_number()) s += ", last step " + std::to_string(t["last_step"].get<int64_t>());
-  if (t["class"] == "hang" && t["hang"]["silent_seconds"].is_number())
-    s += ", silent " + ShortTime(t["hang"]["silent_seconds"].get<double>()) + " (threshold " +
-         ShortTime(t["hang"]["threshold_seconds"].get<double>()) + ")";
-  if (t["heartbeat"].is_object() && t["heartbeat"]["heartbeat_stop_time"].is_string())
-    s += ", heartbeats stopped " + t["heartbeat"]["heartbeat_stop_time"].get<std::string>();
-  if (t["soft_success"].get<bool>()) s += ", soft success";
-  if (!t["secondary"].empty()) {
+std::string TriageHeadline(const TriageAnswer& t) {
+  std::string s = t.job.id.value_or(t.job.log) + ": " + t.cls + " (status " + t.status + ")";
+  if (t.last_step) s += ", last step " + std::to_string(*t.last_step);
+  if (t.cls == "hang" && t.hang.silent_seconds)
+    s += ", silent " + ShortTime(*t.hang.silent_seconds) + " (threshold " + ShortTime(t.hang.threshold_seconds) + ")";
+  if (t.heartbeat && t.heartbeat->heartbeat_stop_time) s += ", heartbeats stopped " + *t.heartbeat->heartbeat_stop_time;
+  if (t.soft_success) s += ", soft success";
+  if (!t.secondary.empty()) {
     s += "; also";
-    for (const auto& c : t["secondary"]) s += " " + c.get<std::string>();
+    for (const auto& c : t.secondary) s += " " + c;
   }
   return s;
 }

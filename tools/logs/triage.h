@@ -8,6 +8,7 @@
 
 #include "mcp/json.h"
 #include "tools/logs/scan_cache.h"
+#include "tools/logs/triage_answer.h"
 #include "tools/logs/workspace.h"
 
 namespace mt::tools {
@@ -18,18 +19,18 @@ struct TriageOptions {
   std::optional<int64_t> heartbeat_timeout_seconds; // overrides what the log says
 };
 
-// The exact class names triage_log can return (the outputSchema enum).
-const std::vector<std::string>& TriageClasses();
-
 // Scans the job's logs through `cache` and triages them. Throws std::runtime_error when
 // the job has no readable log. How the scan was obtained (`from_cache`, `incremental`)
 // is not part of the answer, which depends only on the files and `now`; it goes to
 // `scan_meta` when given (the tool returns it as the result's _meta).
+TriageAnswer Triage(const JobFiles& job, const TriageOptions& options, ScanCache& cache,
+                    Json* scan_meta = nullptr);
+// The same, encoded (triage_log's structuredContent), for callers that read it as JSON.
 Json TriageJob(const JobFiles& job, const TriageOptions& options, ScanCache& cache,
                Json* scan_meta = nullptr);
 
 // One short human line for the text content ("7877: hang — no completed step for …").
-std::string TriageHeadline(const Json& triage);
+std::string TriageHeadline(const TriageAnswer& triage);
 
 // Whether a triage answer leaves the job possibly still running: running or hung, or of
 // unknown status (no usable clock) with no end in the log. A live TSDB may be tried then.

@@ -4,19 +4,11 @@
 
 #include <algorithm>
 
-#include "base/iso_time.h"
 
 namespace mt::tools {
 namespace {
 
 constexpr int64_t kMtimeSlack = 60;   // an mtime this far after `now` is still "now"
-
-Json TimeOrNull(int64_t t) { return t == kNoTime ? Json(nullptr) : Json(base::FormatIso8601(t)); }
-
-Json RefJson(const std::optional<LineRef>& r) {
-  if (!r) return nullptr;
-  return Json{{"line", r->line}, {"time", TimeOrNull(r->time)}, {"text", r->text}};
-}
 
 // A progress counter (tqdm, Levanter's "Progress on:train 200it/200it", "iter 200/200")
 // at its total in the log's last counter line: the loop ran to the end. Per-epoch counters
@@ -171,25 +163,6 @@ Lifecycle ReadLifecycle(const LogScan& s, bool finished_all) {
   else if (s.lines > s.header.size() + 8) l.stage = "init";
   else l.stage = "launch";
   return l;
-}
-
-Json LifecycleJson(const Lifecycle& l) {
-  return Json{{"stage", l.stage},
-              {"ended", l.ended},
-              {"end_source", l.end_source.empty() ? Json(nullptr) : Json(l.end_source)},
-              {"end_line", RefJson(l.end_line)},
-              {"exit_code", l.exit_code ? Json(*l.exit_code) : Json(nullptr)},
-              {"training_finished", l.training_finished},
-              {"training_end_line", RefJson(l.training_end_line)}};
-}
-
-Json ClockJson(const LivenessClock& c) {
-  return Json{{"source", c.source},
-              {"last_activity_time", TimeOrNull(c.last_activity)},
-              {"last_activity_line", c.last_activity_line ? Json(c.last_activity_line) : Json(nullptr)},
-              {"layout", c.layout.empty() ? Json(nullptr) : Json(c.layout)},
-              {"year_inferred", c.year_inferred},
-              {"note", c.note.empty() ? Json(nullptr) : Json(c.note)}};
 }
 
 }  // namespace mt::tools

@@ -41,7 +41,4 @@ struct Lifecycle {
 // `finished_all`: the step count reached the configured total.
 Lifecycle ReadLifecycle(const LogScan& scan, bool finished_all);
 
-Json LifecycleJson(const Lifecycle& l);
-Json ClockJson(const LivenessClock& c);
-
 }  // namespace mt::tools

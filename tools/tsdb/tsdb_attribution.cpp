@@ -329,23 +329,26 @@ PlaybookChoice ChooseAutoPlaybook(const Attribution& a, const std::string& triag
   return {from_class, "triage class " + cls + " names its playbook; the metrics say " + a.family + " without a host to blame"};
 }
 
-Json AttributionJson(const Attribution& a, TsdbContext& tsdb) {
-  Json culprits = Json::array();
+void AddAttribution(const Attribution& a, TsdbContext& tsdb, QueryAnswer* out) {
+  out->family = a.family;
+  out->uniform = a.uniform;
+  out->culprits.emplace();
   for (const auto& c : a.culprits) {
-    Json j = {{"host", c.host}, {"family", c.family}, {"onset", IsoTime(c.onset)}, {"confidence", c.confidence},
-              {"metric", c.metric}, {"baseline", Round(c.baseline)}, {"during", Round(c.during)}, {"score", Round(c.score, 3)}};
-    if (auto step = tsdb.StepAt(c.onset)) j["onset_step"] = *step;
-    culprits.push_back(std::move(j));
+    QueryCulprit q{c.host, c.family, IsoTime(c.onset), std::nullopt, c.confidence, c.metric, Round(c.baseline),
+                   Round(c.during), Round(c.score, 3)};
+    if (auto step = tsdb.StepAt(c.onset)) q.onset_step = *step;
+    out->culprits->push_back(std::move(q));
   }
-  Json checks = Json::array();
+  AttributionAnswer att;
+  att.symptom = FromSymptom(a.symptom);
   for (const auto& c : a.checks) {
-    Json j = {{"family", c.family}, {"signal", c.signal}, {"verdict", c.verdict}, {"hosts", c.hosts}};
-    if (c.score != 0) j["score"] = Round(c.score, 3);
-    checks.push_back(std::move(j));
+    FamilyCheckAnswer k{c.family, c.signal, c.verdict, c.hosts, std::nullopt};
+    if (c.score != 0) k.score = Round(c.score, 3);
+    att.checks.push_back(std::move(k));
   }
-  Json att = {{"symptom", SymptomJson(a.symptom)}, {"checks", checks}, {"why", a.why}};
-  if (!a.undecided.empty()) att["undecided"] = a.undecided;
-  return {{"family", a.family}, {"uniform", a.uniform}, {"culprits", culprits}, {"attribution", att}};
+  att.why = a.why;
+  if (!a.undecided.empty()) att.undecided = a.undecided;
+  out->attribution = std::move(att);
 }
 
 }  // namespace mt::tools

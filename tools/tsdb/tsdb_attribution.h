@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "mcp/json.h"
+#include "tools/tsdb/query_answer.h"
 #include "tools/tsdb/tsdb_context.h"
 #include "tools/tsdb/tsdb_symptom.h"
 
@@ -77,8 +78,7 @@ struct PlaybookChoice {
 };
 PlaybookChoice ChooseAutoPlaybook(const Attribution& a, const std::string& triage_class);
 
-// {family, uniform, culprits:[{host, family, onset, confidence, metric, baseline, during}],
-//  attribution:{symptom, checks, why, undecided?}} merged into the answer.
-Json AttributionJson(const Attribution& a, TsdbContext& tsdb);
+// Fills the answer's playbook-auto part: family, uniform, culprits and attribution.
+void AddAttribution(const Attribution& a, TsdbContext& tsdb, QueryAnswer* answer);
 
 }  // namespace mt::tools

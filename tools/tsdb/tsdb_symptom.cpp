@@ -159,15 +159,17 @@ bool InHealthy(const Symptom& s, double t, double margin) {
   return true;
 }
 
-Json SymptomJson(const Symptom& s) {
-  Json slow = Json::array();
-  for (const auto& g : s.slow)
-    slow.push_back({{"steps", {g.step0, g.step1}}, {"start", IsoTime(g.t0)}, {"end", IsoTime(g.t1)}, {"tgs_change_pct", g.change_pct}});
-  Json j = {{"kind", s.kind}, {"source", s.source}, {"baseline_tgs", Round(s.baseline_tgs)}, {"slow_phases", slow},
-            {"stopped", s.stopped}, {"why", s.why}};
-  if (!s.pattern.empty()) j["pattern"] = s.pattern;
-  if (s.progress_end) j["progress_end"] = IsoTime(*s.progress_end);
-  return j;
+SymptomAnswer FromSymptom(const Symptom& s) {
+  SymptomAnswer out;
+  out.kind = s.kind;
+  out.source = s.source;
+  out.baseline_tgs = Round(s.baseline_tgs);
+  for (const auto& g : s.slow) out.slow_phases.push_back(SlowPhase{{g.step0, g.step1}, IsoTime(g.t0), IsoTime(g.t1), g.change_pct});
+  out.stopped = s.stopped;
+  out.why = s.why;
+  if (!s.pattern.empty()) out.pattern = s.pattern;
+  if (s.progress_end) out.progress_end = IsoTime(*s.progress_end);
+  return out;
 }
 
 }  // namespace mt::tools

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "mcp/json.h"
+#include "tools/tsdb/query_answer.h"
 #include "tools/tsdb/tsdb_context.h"
 
 namespace mt::tools {
@@ -50,6 +51,6 @@ Symptom ReadSymptom(TsdbContext& tsdb, const Json& triage);
 // slow time, as the range of one slow segment with `margin` seconds cut at both edges.
 bool InHealthy(const Symptom& s, double t, double margin);
 
-Json SymptomJson(const Symptom& s);
+SymptomAnswer FromSymptom(const Symptom& s);
 
 }  // namespace mt::tools

@@ -209,7 +209,7 @@ TEST(CompareJobs, LogOnlyFallbackConfigAndLogDiff) {
   std::vector<JobFiles> jobs = {ws.Resolve("9101"), ws.Resolve("9102")};
   CompareOptions o;
   o.now = "2030-01-01T00:00:00Z";
-  Json out = CompareJobs(ws, jobs, o, nullptr, nullptr);
+  Json out = mcp::Encode(CompareJobs(ws, jobs, o, nullptr, nullptr));
   EXPECT_EQ(out["a"], "9101");
   EXPECT_EQ(out["b"], "9102");
   EXPECT_NEAR(out["tgs"]["delta_pct"].get<double>(), -1.03, 0.1);
