@@ -1,4 +1,5 @@
 #include "tools/catalog/config.h"
+#include "tools/catalog/config_metrics.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -96,6 +97,11 @@ Config LoadConfigFile(const std::filesystem::path& path) {
         throw std::runtime_error("approvals.url_wait_seconds must be 0..600");
     }
     c.policy = launch::approval::PolicyFromYaml(root["policy"]);
+    {
+      auto base = std::filesystem::absolute(path).parent_path();
+      if (base.filename() == "configs") base = base.parent_path();
+      c.metrics_sources = MetricsSourcesFromYaml(root["metrics"], base);
+    }
   } catch (const YAML::Exception& e) {
     throw std::runtime_error(path.string() + ": " + e.what());
   } catch (const std::runtime_error& e) {

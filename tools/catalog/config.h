@@ -9,6 +9,7 @@
 
 #include "launcher/approval/policy.h"
 #include "tools/gate/approval_gate.h"
+#include "tools/tsdb/metrics_source.h"
 
 namespace mt::tools {
 
@@ -42,6 +43,9 @@ struct Config {
   std::size_t max_pending_per_requester = 20;  // pending plans one requester may have; 0 = no cap
   std::filesystem::path state_key_file;        // requestState HMAC key (32+ bytes); empty = random per process
   launch::approval::Policy policy;
+  // Prometheus-compatible endpoints the cluster runs (`metrics.sources`), named by
+  // query_tsdb's `source`; secrets only by reference (env or file).
+  std::vector<MetricsSource> metrics_sources;
 
   std::filesystem::path ApprovalsDir() const { return approvals_dir.empty() ? workspace / ".mt" / "approvals" : approvals_dir; }
   std::filesystem::path AuditLogPath() const { return audit_log.empty() ? workspace / ".mt" / "audit.jsonl" : audit_log; }

@@ -20,6 +20,7 @@ struct ProductOptions {
   InBandApproval in_band_approval = InBandApproval::kUrl;
   std::string approval_page_url = {};
   std::chrono::milliseconds approval_url_wait{std::chrono::seconds(45)};   // URL mode: wait for the human
+  std::vector<MetricsSource> metrics_sources = {};   // query_tsdb's `source` (mt.yaml metrics.sources)
 };
 
 void RegisterProductTools(mcp::Registry& registry, const ProductOptions& options);

@@ -10,6 +10,7 @@
 #include "tools/common/iso_time.h"
 #include "tools/tsdb/prometheus_client.h"
 #include "tools/catalog/triage_log_tool.h"
+#include "tools/logs/scan_cache.h"
 #include "tools/tsdb/tsdb_attribution.h"
 #include "tools/tsdb/tsdb_modes.h"
 
@@ -213,12 +214,81 @@ void AddModeExtras(const Json& extra, QueryAnswer* out) {
   }
 }
 
+// The answer's common part from what the mode found (the tsdb part is the caller's).
+void FillFromMode(const JobFiles& job, const QueryTsdbInput& in, const ModeResult& r, TsdbContext& ctx, QueryAnswer* out) {
+  out->mode = in.mode;
+  out->job = job.id.empty() ? job.name : job.id;
+  out->window = QueryWindow{IsoTime(r.window.start), IsoTime(r.window.end)};
+  const auto& hs = ctx.Hosts();
+  for (size_t i = 0; i < hs.size() && i < 64; ++i) out->hosts.push_back(hs[i]);
+  if (hs.size() > 64) out->hosts_total = static_cast<int64_t>(hs.size());
+  out->findings = mcp::DecodeExact<std::vector<QueryFinding>>(r.findings, "query_tsdb's findings");
+  out->outliers = mcp::DecodeExact<std::vector<QueryOutlier>>(r.outliers, "query_tsdb's outliers");
+  out->verdict = r.verdict;
+  out->notes = r.notes;
+  AddModeExtras(r.extra, out);
+  out->queries = ctx.queries();
+}
+
+// The job's window on a shared store: the arguments', else the span of the job's log
+// (its first and last time-stamped lines).
+std::optional<TsdbWindow> RemoteWindow(const JobFiles& job, const QueryTsdbInput& in, std::string* from) {
+  auto start = ParseTime(in.start, "start"), end = ParseTime(in.end, "end"), at = ParseTime(in.time, "time");
+  if (start && end) {
+    *from = "arguments";
+    return TsdbWindow{*start, *end};
+  }
+  if (!job.log.empty()) {
+    auto scan = ScanCache::Shared().Get(job.log).data;
+    const LogScan& s = scan->scan;
+    const int64_t last = s.tail_time != kNoTime ? s.tail_time : s.last_time;
+    if (s.first_time != kNoTime && last != kNoTime && last > s.first_time) {
+      *from = "job log";
+      return TsdbWindow{static_cast<double>(start.value_or(static_cast<double>(s.first_time))),
+                        static_cast<double>(end.value_or(static_cast<double>(last)))};
+    }
+  }
+  if (at) {
+    *from = "arguments";
+    return TsdbWindow{*at - 3600, *at};
+  }
+  return std::nullopt;
+}
+
+// query_tsdb on a configured Prometheus-compatible endpoint. Discover and promql read the
+// store as it is; playbooks and correlate need the job's hosts mapped onto the store's
+// labels, which is not done yet, so they are refused with what to do instead.
+QueryAnswer RemoteQueryAnswer(const JobFiles& job, const QueryTsdbInput& in, const MetricsSource& src, mcp::CallContext* call,
+                              Json* stats) {
+  if (in.mode != "discover" && in.mode != "promql")
+    throw std::invalid_argument("source: mode " + in.mode + " on a shared store needs the job's hosts mapped onto the store's "
+                                "labels, which mt does not do yet; use mode discover or promql with the job's hosts in "
+                                "the query, or the job's own TSDB (no source)");
+  std::string from;
+  std::optional<TsdbWindow> window = RemoteWindow(job, in, &from);
+  if (!window)
+    throw std::invalid_argument("source: the job's log has no time stamps to place it on the store's time axis; give start "
+                                "and end (ISO-8601 or Unix seconds)");
+  if (window->end <= window->start) throw std::invalid_argument("end must be after start");
+  QueryPlan plan = PlanQuery(in, *window);
+  PrometheusClient client(src.url, ClientOptionsFor(src));
+  TsdbContext ctx(client, *window, call);
+  QueryAnswer out;
+  const Json triage = in.mode == "discover" ? TriageForQuery(job, in, TsdbLayout{}, *window) : Json();
+  FillFromMode(job, in, RunMode(ctx, in.mode, plan, triage, &out), ctx, &out);
+  out.tsdb = QueryTsdbInfo{"remote", IsoTime(window->start), IsoTime(window->end), 0,
+                           "metrics source '" + src.name + "' at " + client.shown_url(), from};
+  if (stats) *stats = {{"queries", ctx.queries()}, {"raw_bytes", client.bytes_received()}, {"prometheus_started", false}};
+  return out;
+}
+
 }  // namespace
 
-QueryAnswer QueryTsdbAnswer(const JobFiles& job, const QueryTsdbInput& in, TsdbManager& manager, mcp::CallContext* call,
-                            Json* stats) {
+QueryAnswer QueryTsdbAnswer(const JobFiles& job, const QueryTsdbInput& in, TsdbManager& manager,
+                            const std::vector<MetricsSource>& sources, mcp::CallContext* call, Json* stats) {
   // Bad times are the caller's mistake: say so before any TSDB work (and whatever the job).
   ParseTime(in.start, "start"), ParseTime(in.end, "end"), ParseTime(in.time, "time");
+  if (in.source) return RemoteQueryAnswer(job, in, FindMetricsSource(sources, *in.source), call, stats);
   if (job.dir.empty()) throw std::invalid_argument("job " + job.id + " has no job directory, so no TSDB");
   const auto tsdb_dir = job.dir / "prometheus";
   TsdbLayout layout = ReadTsdbLayout(tsdb_dir);
@@ -235,22 +305,10 @@ QueryAnswer QueryTsdbAnswer(const JobFiles& job, const QueryTsdbInput& in, TsdbM
     if (lease.source() == "live") AddLiveHead(client, layout, &data);
     TsdbContext ctx(client, data, call);
     QueryAnswer out;
-    ModeResult r = RunMode(ctx, in.mode, plan, triage, &out);
-    const auto& hs = ctx.Hosts();
-    for (size_t i = 0; i < hs.size() && i < 64; ++i) out.hosts.push_back(hs[i]);
-    if (hs.size() > 64) out.hosts_total = static_cast<int64_t>(hs.size());
-    out.mode = in.mode;
-    out.job = job.id.empty() ? job.name : job.id;
-    out.window = QueryWindow{IsoTime(r.window.start), IsoTime(r.window.end)};
+    FillFromMode(job, in, RunMode(ctx, in.mode, plan, triage, &out), ctx, &out);
     out.tsdb = QueryTsdbInfo{lease.source(), IsoTime(data.start), IsoTime(data.end), static_cast<int64_t>(layout.blocks.size()),
-                             std::nullopt};
+                             std::nullopt, std::nullopt};
     if (!lease.note().empty()) out.tsdb.note = lease.note();
-    out.findings = mcp::DecodeExact<std::vector<QueryFinding>>(r.findings, "query_tsdb's findings");
-    out.outliers = mcp::DecodeExact<std::vector<QueryOutlier>>(r.outliers, "query_tsdb's outliers");
-    out.verdict = r.verdict;
-    out.notes = r.notes;
-    AddModeExtras(r.extra, &out);
-    out.queries = ctx.queries();
     if (stats)
       *stats = {{"queries", ctx.queries()}, {"raw_bytes", client.bytes_received()}, {"prometheus_started", lease.started()}};
     return out;
@@ -275,9 +333,9 @@ std::string BoundQueryAnswer(const QueryTsdbInput& in, Json& out) {
   return QueryTsdbText(out);
 }
 
-Json QueryTsdbStructured(const JobFiles& job, const QueryTsdbInput& in, TsdbManager& manager, mcp::CallContext* call,
-                         Json* stats) {
-  Json out = mcp::Encode(QueryTsdbAnswer(job, in, manager, call, stats));
+Json QueryTsdbStructured(const JobFiles& job, const QueryTsdbInput& in, TsdbManager& manager,
+                         const std::vector<MetricsSource>& sources, mcp::CallContext* call, Json* stats) {
+  Json out = mcp::Encode(QueryTsdbAnswer(job, in, manager, sources, call, stats));
   BoundQueryAnswer(in, out);
   return out;
 }
@@ -299,7 +357,7 @@ std::string QueryTsdbText(const Json& s) {
   return text;
 }
 
-mcp::Tool QueryTsdbTool(const std::filesystem::path& workspace, TsdbManager& manager) {
+mcp::Tool QueryTsdbTool(const std::filesystem::path& workspace, TsdbManager& manager, std::vector<MetricsSource> sources) {
   TsdbManager* m = &manager;
   return mcp::MakeTypedTool<QueryTsdbInput, QueryAnswer>(
       {.name = "query_tsdb",
@@ -310,11 +368,11 @@ mcp::Tool QueryTsdbTool(const std::filesystem::path& workspace, TsdbManager& man
        // that negotiated the Tasks extension get a task to poll instead of a request that
        // may time out.
        .task_support = mcp::TaskSupport::kOptional},
-      [workspace, m](const QueryTsdbInput& in, mcp::CallContext& ctx) {
+      [workspace, m, sources = std::move(sources)](const QueryTsdbInput& in, mcp::CallContext& ctx) {
         JobFiles job = Workspace(workspace).Resolve(in.job);
         mcp::WithMeta<QueryAnswer> out;
         Json stats;
-        out.answer = QueryTsdbAnswer(job, in, *m, &ctx, &stats);
+        out.answer = QueryTsdbAnswer(job, in, *m, sources, &ctx, &stats);
         out.meta = Json{{"mt/tsdb", std::move(stats)}};
         return out;
       },
@@ -322,7 +380,7 @@ mcp::Tool QueryTsdbTool(const std::filesystem::path& workspace, TsdbManager& man
 }
 
 void RegisterQueryTsdb(mcp::Registry& registry, const ProductOptions& options) {
-  registry.AddTool(QueryTsdbTool(options.workspace, DefaultTsdbManager()));
+  registry.AddTool(QueryTsdbTool(options.workspace, DefaultTsdbManager(), options.metrics_sources));
 }
 
 }  // namespace mt::tools

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "mcp/registry.h"
+#include "tools/tsdb/metrics_source.h"
 #include "tools/tsdb/query_answer.h"
 #include "tools/catalog/product_tools.h"
 #include "tools/tsdb/tsdb_manager.h"
@@ -36,6 +37,7 @@ struct QueryTsdbInput {
   std::optional<int64_t> training_step;
   std::optional<std::string> now;
   std::string detail = "summary";
+  std::optional<std::string> source;
 
   template <class F>
   static void Fields(F& f) {
@@ -58,12 +60,18 @@ struct QueryTsdbInput {
     f("now", &QueryTsdbInput::now,
       {.description = "ISO-8601 'now' for the triage that sets default windows (default: the end of the TSDB's data)",
        .max_length = 40});
+    f("source", &QueryTsdbInput::source,
+      {.description = "a metrics source configured in mt.yaml (metrics.sources: a central Prometheus, Thanos, Mimir, "
+                      "VictoriaMetrics) instead of the job's own TSDB; modes discover and promql",
+       .min_length = 1, .max_length = 128});
     f("detail", &QueryTsdbInput::detail,
       {.description = "full: up to 20,000 tokens instead of 2,000", .one_of = {"summary", "full"}, .default_value = "summary"});
   }
 };
 
-mcp::Tool QueryTsdbTool(const std::filesystem::path& workspace, TsdbManager& manager);
+// `sources`: the configured metrics sources `source` may name (mt.yaml metrics.sources).
+mcp::Tool QueryTsdbTool(const std::filesystem::path& workspace, TsdbManager& manager,
+                        std::vector<MetricsSource> sources = {});
 // Registers query_tsdb on the process-wide DefaultTsdbManager().
 void RegisterQueryTsdb(mcp::Registry& registry, const ProductOptions& options);
 
@@ -72,14 +80,14 @@ void RegisterQueryTsdb(mcp::Registry& registry, const ProductOptions& options);
 // corrupt; Prometheus cannot start), PrometheusError (Prometheus's own message, e.g.
 // bad_data for invalid PromQL). `call` may be null (CLI). `stats`, when given, receives
 // {queries, raw_bytes (the Prometheus JSON the answer replaced), prometheus_started}.
-QueryAnswer QueryTsdbAnswer(const JobFiles& job, const QueryTsdbInput& input, TsdbManager& manager, mcp::CallContext* call,
-                            Json* stats = nullptr);
+QueryAnswer QueryTsdbAnswer(const JobFiles& job, const QueryTsdbInput& input, TsdbManager& manager,
+                            const std::vector<MetricsSource>& sources, mcp::CallContext* call, Json* stats = nullptr);
 // Bounds the encoded answer to the input's budget (2,000 tokens, 20,000 with detail: full)
 // and returns the text block.
 std::string BoundQueryAnswer(const QueryTsdbInput& input, Json& encoded);
 // QueryTsdbAnswer encoded and bounded: the tool's structuredContent, for `mt query`.
-Json QueryTsdbStructured(const JobFiles& job, const QueryTsdbInput& input, TsdbManager& manager, mcp::CallContext* call,
-                         Json* stats = nullptr);
+Json QueryTsdbStructured(const JobFiles& job, const QueryTsdbInput& input, TsdbManager& manager,
+                         const std::vector<MetricsSource>& sources, mcp::CallContext* call, Json* stats = nullptr);
 
 // One short human line per finding plus the verdict, for the text content and the CLI.
 std::string QueryTsdbText(const Json& structured);

@@ -19,9 +19,10 @@ constexpr const char* kUsage =
     "usage: mt query JOB [--workspace DIR] [--config FILE]\n"
     "                (--discover | --promql Q [--time T | --start T --end T [--step S]] [--points N]\n"
     "                 | --playbook NAME|auto [--start T --end T] | --correlate TIME|STEP)\n"
-    "                [--now ISO-8601] [--detail summary|full] [--prometheus PATH] [--json]\n"
+    "                [--now ISO-8601] [--detail summary|full] [--source NAME] [--prometheus PATH] [--json]\n"
     "  playbooks: hang heartbeat host_oom node_failure gpu_health network_health training_stability auto\n"
-    "  times: ISO-8601 or Unix seconds; --correlate takes a time, or a training step (a number < 10^9)";
+    "  times: ISO-8601 or Unix seconds; --correlate takes a time, or a training step (a number < 10^9)\n"
+    "  --source: a metrics source of mt.yaml (metrics.sources) instead of the job's own TSDB";
 
 // "60", "60s", "5m", "1h" → seconds.
 std::optional<double> ParseStep(const std::string& s) {
@@ -45,7 +46,7 @@ std::optional<double> ParseStep(const std::string& s) {
 int RunQuery(const std::vector<std::string>& args) {
   Flags flags(args,
               {"workspace", "config", "promql", "start", "end", "step", "time", "points", "playbook", "correlate", "now",
-               "detail", "prometheus"},
+               "detail", "prometheus", "source"},
               {"discover", "json"});
   auto usage = [&](const std::string& why) {
     std::cerr << "mt query: " << why << "\n" << kUsage << "\n";
@@ -81,6 +82,7 @@ int RunQuery(const std::vector<std::string>& args) {
   }
   if (!CopyIntegerFlag(flags, "points", a, "points")) return usage("--points takes a whole number (0-500)");
   CopyStringFlag(flags, "detail", a, "detail");
+  CopyStringFlag(flags, "source", a, "source");
   try {
     TsdbManagerOptions opts = TsdbManagerOptions::FromEnvironment();
     if (auto p = flags.value("prometheus")) opts.prometheus_binary = *p;
@@ -88,7 +90,7 @@ int RunQuery(const std::vector<std::string>& args) {
     TsdbManager manager(opts);   // stops its Prometheus when this command returns
     const QueryTsdbInput in = ValidatedInput<QueryTsdbInput>(QueryTsdbTool(config.workspace, manager), a);
     JobFiles job = Workspace(config.workspace).Resolve(in.job);
-    Json out = QueryTsdbStructured(job, in, manager, nullptr);
+    Json out = QueryTsdbStructured(job, in, manager, config.metrics_sources, nullptr);
     if (flags.has("json")) std::cout << out.dump() << "\n";
     else std::cout << QueryTsdbText(out) << "\n";
     return kExitOk;

@@ -26,6 +26,8 @@ class PrometheusError : public std::runtime_error {
     kBadData,      // Prometheus rejected the query (errorType bad_data: PromQL syntax, ...)
     kExecution,    // any other Prometheus errorType (execution, canceled, internal, ...)
     kProtocol,     // not a Prometheus API answer (HTTP status without JSON, bad JSON)
+    kAuth,         // HTTP 401/403: the endpoint refused the credentials (or their absence)
+    kTls,          // the TLS handshake or the server's certificate failed
   };
   PrometheusError(Kind kind, const std::string& what) : std::runtime_error(what), kind_(kind) {}
   Kind kind() const { return kind_; }
@@ -40,6 +42,13 @@ struct PrometheusClientOptions {
   int retries = 3;                                   // extra attempts on connection errors
   std::chrono::milliseconds backoff{100};            // doubled after each failed attempt
   std::size_t max_response_bytes = 64u << 20;        // refuse larger bodies (kTooLarge)
+  // A remote endpoint (a central Prometheus, Thanos, Mimir, VictoriaMetrics): headers sent
+  // with every request (Authorization, X-Scope-OrgID, …; their values are secrets and never
+  // appear in an error), TLS settings, and a cap on the samples one answer may carry.
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string ca_file;                               // CA bundle (default: the system's)
+  std::string client_cert_file, client_key_file;     // TLS client certificate (PEM)
+  std::size_t max_samples = 0;                       // 0: no cap (kTooLarge beyond)
 };
 
 class PrometheusClient {
@@ -48,6 +57,8 @@ class PrometheusClient {
   explicit PrometheusClient(std::string base_url, PrometheusClientOptions options = {});
 
   const std::string& base_url() const { return base_url_; }
+  // The URL as errors show it: user information (https://user:secret@host) masked.
+  const std::string& shown_url() const { return shown_url_; }
 
   // Each returns the API's `data` member. Times are seconds since the epoch.
   // An instant query always carries an explicit time: a finished TSDB has no sample
@@ -69,7 +80,7 @@ class PrometheusClient {
 
  private:
   Json Call(const std::string& path, const std::vector<std::pair<std::string, std::string>>& params) const;
-  std::string base_url_;
+  std::string base_url_, shown_url_;
   PrometheusClientOptions options_;
   mutable std::uint64_t bytes_received_ = 0;
 };

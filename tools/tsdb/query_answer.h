@@ -52,12 +52,17 @@ struct QueryTsdbInfo {
   std::string source, data_start, data_end;
   int64_t blocks = 0;
   std::optional<std::string> note;
+  // Remote sources: where the job's window came from (arguments, the job's log).
+  std::optional<std::string> window_source;
   template <class F> static void Fields(F& f) {
-    f("source", &QueryTsdbInfo::source, {.one_of = {"live", "private copy"}});
+    f("source", &QueryTsdbInfo::source,
+      {.description = "the job's own TSDB (live Prometheus or a private copy) or a configured remote source",
+       .one_of = {"live", "private copy", "remote"}});
     f("data_start", &QueryTsdbInfo::data_start);
     f("data_end", &QueryTsdbInfo::data_end);
     f("blocks", &QueryTsdbInfo::blocks);
     f("note", &QueryTsdbInfo::note);
+    f("window_source", &QueryTsdbInfo::window_source, {.one_of = {"arguments", "job log"}});
   }
 };
 

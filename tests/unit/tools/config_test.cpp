@@ -60,5 +60,65 @@ TEST_F(ConfigTest, BadFilesNameTheProblem) {
   EXPECT_NE(LoadError("http: {allowed_hosts: 5}").find("allowed_hosts must be a list"), std::string::npos);
 }
 
+TEST_F(ConfigTest, MetricsSourcesKeepSecretsByReference) {
+  Config c = LoadConfigFile(Write(R"(
+metrics:
+  sources:
+    - name: central
+      url: https://prom.example:9090/prefix
+      bearer_token: {file: secrets/token}
+      headers: {X-Scope-OrgID: team-a, X-Extra: {env: MT_CONFIG_TEST_HEADER}}
+      ca_file: ca.pem
+      timeout_seconds: 5
+      max_samples: 20000
+)"));
+  ASSERT_EQ(c.metrics_sources.size(), 1u);
+  const MetricsSource& s = c.metrics_sources[0];
+  EXPECT_EQ(s.url, "https://prom.example:9090/prefix");
+  EXPECT_EQ(s.bearer_token.file, dir / "secrets/token");   // relative to the dir holding configs/
+  EXPECT_EQ(s.ca_file, dir / "ca.pem");
+  ASSERT_EQ(s.headers.size(), 2u);
+  EXPECT_EQ(s.timeout_seconds, 5);
+  EXPECT_EQ(s.max_samples, 20000u);
+
+  // The secret is read when a query is made; its absence names the file, not a value.
+  try {
+    ClientOptionsFor(s);
+    ADD_FAILURE() << "a missing token file must be an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("secrets/token"), std::string::npos) << e.what();
+  }
+  fs::create_directories(dir / "secrets");
+  std::ofstream(dir / "secrets/token") << "s3cr3t-token\nsecond line ignored\n";
+  ::setenv("MT_CONFIG_TEST_HEADER", "x", 1);
+  PrometheusClientOptions o = ClientOptionsFor(s);
+  ::unsetenv("MT_CONFIG_TEST_HEADER");
+  ASSERT_EQ(o.headers.size(), 3u);
+  EXPECT_EQ(o.headers[0].first, "Authorization");
+  EXPECT_EQ(o.headers[0].second, "Bearer s3cr3t-token");
+  EXPECT_EQ(o.headers[1], (std::pair<std::string, std::string>{"X-Scope-OrgID", "team-a"}));
+  EXPECT_EQ(o.max_samples, 20000u);
+  EXPECT_EQ(o.request_timeout, std::chrono::seconds(5));
+
+  EXPECT_EQ(FindMetricsSource(c.metrics_sources, "central").name, "central");
+  EXPECT_THROW(FindMetricsSource(c.metrics_sources, "other"), std::invalid_argument);
+}
+
+TEST_F(ConfigTest, MetricsSourceMistakesAreRefusedAtLoad) {
+  auto source = [](const std::string& body) { return "metrics:\n  sources:\n    - name: s\n" + body; };
+  const std::string url = "      url: http://127.0.0.1:9090\n";
+  EXPECT_NE(LoadError(source(url + "      bearer_token: inline-secret\n")).find("is a secret"), std::string::npos);
+  EXPECT_NE(LoadError(source(url + "      basic_auth: {user: u, password: {value: p}}\n")).find("is a secret"), std::string::npos);
+  EXPECT_NE(LoadError(source(url + "      headers: {Authorization: x}\n")).find("never inline"), std::string::npos);
+  EXPECT_NE(LoadError(source(url + "      bearer_token: {env: A, file: b}\n")).find("not 2"), std::string::npos);
+  EXPECT_NE(LoadError(source("      url: ftp://x\n")).find("http:// or https://"), std::string::npos);
+  EXPECT_NE(LoadError(source(url + "      timeout_seconds: 0\n")).find("timeout_seconds"), std::string::npos);
+  EXPECT_NE(LoadError(source(url + "      max_samples: 10\n")).find("max_samples"), std::string::npos);
+  EXPECT_NE(LoadError(source(url + "      client_cert_file: c.pem\n")).find("go together"), std::string::npos);
+  EXPECT_NE(LoadError(source(url + "      tls: {}\n")).find("unknown setting 'tls'"), std::string::npos);
+  EXPECT_NE(LoadError(source(url) + "    - name: s\n" + url).find("configured twice"), std::string::npos);
+  EXPECT_NE(LoadError("metrics:\n  sources:\n    - name: per_job\n" + url).find("reserved"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace mt::tools
