@@ -338,29 +338,8 @@ std::shared_ptr<LegacySession> HttpTransport::NewSession(std::string* error) {
 void HttpTransport::HandlePost(const httplib::Request& req, httplib::Response& res) {
   Principal who;
   if (!CheckSecurity(req, res, &who)) return;
-  std::string ctype = Lower(req.get_header_value("Content-Type"));
-  if (ctype.rfind("application/json", 0) != 0) {
-    SendJson(res, 415, {{"error", "unsupported media type: POST a JSON-RPC message as application/json"}});
-    return;
-  }
-  if (!Accepts(req, "application/json") && !Accepts(req, "text/event-stream")) {
-    SendJson(res, 406, {{"error", "not acceptable: Accept must include application/json and text/event-stream"}});
-    return;
-  }
-  JsonParseResult parsed = ParseUntrustedJson(req.body, JsonLimits{options_.max_body_bytes, options_.max_json_depth});
-  if (!parsed.ok()) {
-    SendRpcError(res, 400, nullptr, RpcError(kParseError, "parse error: the body is " + parsed.error));
-    return;
-  }
-  Json raw = std::move(parsed.value);
-  Json id;
   Message m;
-  try {
-    m = server_.Decode(std::move(raw), &id);
-  } catch (const RpcError& e) {
-    SendRpcError(res, 400, id, e);
-    return;
-  }
+  if (!ReadPostedMessage(req, res, &m)) return;
 
   auto env = std::make_shared<RequestEnv>();
   env->principal = who;
@@ -373,36 +352,8 @@ void HttpTransport::HandlePost(const httplib::Request& req, httplib::Response& r
       SendRpcError(res, 400, m.id, RpcError(kHeaderMismatch, "Missing MCP-Protocol-Version header"));
       return;
     }
-  } else {
-    if (env->header_version && !IsLegacyVersion(*env->header_version)) {
-      SendRpcError(res, 400, m.id,
-                   RpcError(kInvalidRequest, "unsupported MCP-Protocol-Version: " + *env->header_version));
-      return;
-    }
-    std::string sid = req.get_header_value(kSessionHeader);
-    if (m.method == "initialize" && m.kind == MessageKind::kRequest) {
-      if (!sid.empty()) {
-        SendRpcError(res, 400, m.id, RpcError(kInvalidRequest, "initialize must not carry an Mcp-Session-Id"));
-        return;
-      }
-      std::string err;
-      session = NewSession(&err);
-      if (!session) {
-        SendRpcError(res, 503, m.id, RpcError(kInternalError, err));
-        return;
-      }
-      res.set_header(kSessionHeader, session->id());
-    } else if (sid.empty()) {
-      SendRpcError(res, 400, m.kind == MessageKind::kRequest ? m.id : Json(),
-                   RpcError(kInvalidRequest, "bad request: Mcp-Session-Id header is required (send initialize first)"));
-      return;
-    } else if (!(session = FindSession(sid))) {
-      SendRpcError(res, 404, m.kind == MessageKind::kRequest ? m.id : Json(),
-                   RpcError(kInvalidRequest, "session not found: it ended or never existed; initialize again"));
-      return;
-    }
-    env->session = session.get();
-    env->in_flight = &session->in_flight();
+  } else if (!BindLegacySession(req, res, m, *env, &session)) {
+    return;
   }
 
   if (m.kind != MessageKind::kRequest) {
@@ -419,49 +370,122 @@ void HttpTransport::HandlePost(const httplib::Request& req, httplib::Response& r
   }
 
   bool stream = Server::WantsStream(m, *env) && Accepts(req, "text/event-stream");
-  if (stream && server_.IsQuick(m)) {
-    // A quick handler never waits on the client: run it now, and answer as plain JSON
-    // unless it produced messages to go before the response (then one SSE body).
-    BufferChannel buffer;
-    env->channel = &buffer;
-    auto reply = server_.Dispatch(m, *env);
-    env->channel = nullptr;
-    if (buffer.messages.empty()) {
-      if (reply) SendJson(res, 200, *reply);
-      else res.status = 202;
-      return;
+  if (stream && server_.IsQuick(m)) ReplyQuick(m, *env, res);
+  else if (stream) ReplyAsStream(m, env, session, res);
+  else ReplyPlain(m, *env, res);
+}
+
+// The JSON-RPC message of a POST: its media type, Accept and body checked, then decoded.
+// False when an error was sent instead.
+bool HttpTransport::ReadPostedMessage(const httplib::Request& req, httplib::Response& res, Message* m) {
+  std::string ctype = Lower(req.get_header_value("Content-Type"));
+  if (ctype.rfind("application/json", 0) != 0) {
+    SendJson(res, 415, {{"error", "unsupported media type: POST a JSON-RPC message as application/json"}});
+    return false;
+  }
+  if (!Accepts(req, "application/json") && !Accepts(req, "text/event-stream")) {
+    SendJson(res, 406, {{"error", "not acceptable: Accept must include application/json and text/event-stream"}});
+    return false;
+  }
+  JsonParseResult parsed = ParseUntrustedJson(req.body, JsonLimits{options_.max_body_bytes, options_.max_json_depth});
+  if (!parsed.ok()) {
+    SendRpcError(res, 400, nullptr, RpcError(kParseError, "parse error: the body is " + parsed.error));
+    return false;
+  }
+  Json raw = std::move(parsed.value);
+  Json id;
+  try {
+    *m = server_.Decode(std::move(raw), &id);
+  } catch (const RpcError& e) {
+    SendRpcError(res, 400, id, e);
+    return false;
+  }
+  return true;
+}
+
+// Legacy era: `initialize` opens a session, every other message names an open one.
+// False when an error was sent instead.
+bool HttpTransport::BindLegacySession(const httplib::Request& req, httplib::Response& res, const Message& m,
+                                      RequestEnv& env, std::shared_ptr<LegacySession>* session_out) {
+  std::shared_ptr<LegacySession>& session = *session_out;
+  if (env.header_version && !IsLegacyVersion(*env.header_version)) {
+    SendRpcError(res, 400, m.id,
+                 RpcError(kInvalidRequest, "unsupported MCP-Protocol-Version: " + *env.header_version));
+    return false;
+  }
+  std::string sid = req.get_header_value(kSessionHeader);
+  if (m.method == "initialize" && m.kind == MessageKind::kRequest) {
+    if (!sid.empty()) {
+      SendRpcError(res, 400, m.id, RpcError(kInvalidRequest, "initialize must not carry an Mcp-Session-Id"));
+      return false;
     }
-    std::string body;
-    for (const auto& msg : buffer.messages) body += SseEvent(msg);
-    if (reply) body += SseEvent(*reply);
-    res.set_header("Cache-Control", "no-cache");
-    res.set_content(body, "text/event-stream");
+    std::string err;
+    session = NewSession(&err);
+    if (!session) {
+      SendRpcError(res, 503, m.id, RpcError(kInternalError, err));
+      return false;
+    }
+    res.set_header(kSessionHeader, session->id());
+  } else if (sid.empty()) {
+    SendRpcError(res, 400, m.kind == MessageKind::kRequest ? m.id : Json(),
+                 RpcError(kInvalidRequest, "bad request: Mcp-Session-Id header is required (send initialize first)"));
+    return false;
+  } else if (!(session = FindSession(sid))) {
+    SendRpcError(res, 404, m.kind == MessageKind::kRequest ? m.id : Json(),
+                 RpcError(kInvalidRequest, "session not found: it ended or never existed; initialize again"));
+    return false;
+  }
+  env.session = session.get();
+  env.in_flight = &session->in_flight();
+  return true;
+}
+
+// A quick handler never waits on the client: run it now, and answer as plain JSON
+// unless it produced messages to go before the response (then one SSE body).
+void HttpTransport::ReplyQuick(const Message& m, RequestEnv& env, httplib::Response& res) {
+  BufferChannel buffer;
+  env.channel = &buffer;
+  auto reply = server_.Dispatch(m, env);
+  env.channel = nullptr;
+  if (buffer.messages.empty()) {
+    if (reply) SendJson(res, 200, *reply);
+    else res.status = 202;
     return;
   }
-  if (stream) {
-    res.set_header("Cache-Control", "no-cache");
-    res.set_header("X-Accel-Buffering", "no");
-    res.set_chunked_content_provider(
-        "text/event-stream", [this, m, env, session](size_t, httplib::DataSink& sink) {
-          SseChannel channel(sink);
-          env->channel = &channel;
-          if (auto reply = server_.Dispatch(m, *env)) channel.Send(*reply);
-          env->channel = nullptr;
-          sink.done();
-          return true;
-        });
-    return;
-  }
+  std::string body;
+  for (const auto& msg : buffer.messages) body += SseEvent(msg);
+  if (reply) body += SseEvent(*reply);
+  res.set_header("Cache-Control", "no-cache");
+  res.set_content(body, "text/event-stream");
+}
+
+// An SSE response the handler writes to as it runs (the session is kept alive with it).
+void HttpTransport::ReplyAsStream(const Message& m, std::shared_ptr<RequestEnv> env,
+                                  std::shared_ptr<LegacySession> session, httplib::Response& res) {
+  res.set_header("Cache-Control", "no-cache");
+  res.set_header("X-Accel-Buffering", "no");
+  res.set_chunked_content_provider(
+      "text/event-stream", [this, m, env, session](size_t, httplib::DataSink& sink) {
+        SseChannel channel(sink);
+        env->channel = &channel;
+        if (auto reply = server_.Dispatch(m, *env)) channel.Send(*reply);
+        env->channel = nullptr;
+        sink.done();
+        return true;
+      });
+}
+
+void HttpTransport::ReplyPlain(const Message& m, RequestEnv& env, httplib::Response& res) {
   NullChannel none;
-  env->channel = &none;
-  auto reply = server_.Dispatch(m, *env);
-  env->channel = nullptr;
+  env.channel = &none;
+  auto reply = server_.Dispatch(m, env);
+  env.channel = nullptr;
   if (!reply) {
     res.status = 202;
     return;
   }
   int status = 200;
-  if (reply->contains("error")) status = StatusFor((*reply)["error"].value("code", 0), env->era);
+  if (reply->contains("error")) status = StatusFor((*reply)["error"].value("code", 0), env.era);
   SendJson(res, status, *reply);
 }
 

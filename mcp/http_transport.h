@@ -76,6 +76,14 @@ class HttpTransport {
   struct GetStream;
 
   void HandlePost(const httplib::Request& req, httplib::Response& res);
+  // The steps of HandlePost.
+  bool ReadPostedMessage(const httplib::Request& req, httplib::Response& res, Message* m);
+  bool BindLegacySession(const httplib::Request& req, httplib::Response& res, const Message& m, RequestEnv& env,
+                         std::shared_ptr<LegacySession>* session);
+  void ReplyQuick(const Message& m, RequestEnv& env, httplib::Response& res);
+  void ReplyAsStream(const Message& m, std::shared_ptr<RequestEnv> env, std::shared_ptr<LegacySession> session,
+                     httplib::Response& res);
+  void ReplyPlain(const Message& m, RequestEnv& env, httplib::Response& res);
   void HandleGet(const httplib::Request& req, httplib::Response& res);
   void HandleDelete(const httplib::Request& req, httplib::Response& res);
   bool CheckSecurity(const httplib::Request& req, httplib::Response& res, Principal* who);

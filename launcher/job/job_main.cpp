@@ -196,13 +196,29 @@ void PumpLabelled(int fd, std::string label) {
   fclose(in);
 }
 
-int RunJob(const Plan& p, const std::string& plan_path) {
-  InstallTermHandlers();
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::string id = JobId(p);
-  const fs::path job_dir = p.workspace / mt::launch::JobDirName(p, id);
-  std::error_code ec;
-  fs::create_directories(job_dir, ec);
+// The git summary of the artifact, without the diff itself.
+void PrintGitSummary(const Plan& p) {
+  std::ifstream g(p.artifact_dir / "git_summary.txt");
+  std::stringstream ss;
+  ss << g.rdbuf();
+  Line("=== GIT SUMMARY BEGIN ===");
+  std::string body = ss.str();
+  // The diff itself stays in the artifact: diff text in the log header could look like
+  // log lines (a JOB SUMMARY, a step line) to anything that scans the log.
+  const auto d = body.find("[DIFF]\n"), u = body.find("[UNTRACKED]");
+  if (d != std::string::npos && u != std::string::npos && u > d) {
+    const std::string diff = body.substr(d + 7, u - d - 7);
+    const long lines = std::count(diff.begin(), diff.end(), '\n');
+    body = body.substr(0, d) + "[DIFF]\n(" + std::to_string(lines) + " lines; in " +
+           (p.artifact_dir / "git_summary.txt").string() + ")\n\n" + body.substr(u);
+  }
+  while (!body.empty() && body.back() == '\n') body.pop_back();
+  Line(body);
+  Line("=== GIT SUMMARY END ===");
+}
+
+// The KEY=value header, the stage timeouts and the git summary.
+void PrintJobHeader(const Plan& p, const std::string& id, int train_timeout) {
   const std::string nodelist = Packed(p) ? mt::base::CompactHostList(VirtualHosts(p.nodes))
                                          : Env("SLURM_JOB_NODELIST", ShortHost());
   std::string passthrough;
@@ -218,70 +234,69 @@ int RunJob(const Plan& p, const std::string& plan_path) {
   if (!p.exp_tag.empty()) Line("EXP_TAG=" + p.exp_tag);
   Line("PLAN_SHA256=" + p.hash);
   Line("==STAGE TIMEOUTS (override: STAGE_TIMEOUTS=\"stage:seconds,...\")==");
-  const int train_timeout = p.stage_timeouts.count("train") ? p.stage_timeouts.at("train") : -1;
   Line("  train        " + (train_timeout > 0 ? std::to_string(train_timeout) + "s" : std::string("none")));
   Line("[INFO] Running from artifact: " + p.artifact_dir.string());
-  {
-    std::ifstream g(p.artifact_dir / "git_summary.txt");
-    std::stringstream ss;
-    ss << g.rdbuf();
-    Line("=== GIT SUMMARY BEGIN ===");
-    std::string body = ss.str();
-    // The diff itself stays in the artifact: diff text in the log header could look like
-    // log lines (a JOB SUMMARY, a step line) to anything that scans the log.
-    const auto d = body.find("[DIFF]\n"), u = body.find("[UNTRACKED]");
-    if (d != std::string::npos && u != std::string::npos && u > d) {
-      const std::string diff = body.substr(d + 7, u - d - 7);
-      const long lines = std::count(diff.begin(), diff.end(), '\n');
-      body = body.substr(0, d) + "[DIFF]\n(" + std::to_string(lines) + " lines; in " +
-             (p.artifact_dir / "git_summary.txt").string() + ")\n\n" + body.substr(u);
-    }
-    while (!body.empty() && body.back() == '\n') body.pop_back();
-    Line(body);
-    Line("=== GIT SUMMARY END ===");
-  }
+  PrintGitSummary(p);
+}
 
-  Line(train_timeout > 0 ? "== Training BEGIN (timeout=" + std::to_string(train_timeout) + "s) =="
-                         : "== Training BEGIN (no timeout) ==");
-  const auto stage_start = std::chrono::steady_clock::now();
-  std::vector<pid_t> tasks;
+// The processes of the training stage and the threads copying their output.
+struct StageTasks {
+  std::vector<pid_t> pids;
   std::vector<std::thread> pumps;
-  std::string err;
-  if (p.backend == "slurm") {
-    std::vector<std::string> argv = {"srun", "-l", "--kill-on-bad-exit=1", "--export=ALL"};
-    if (p.pack_tasks) argv.push_back("--overcommit");
-    argv.insert(argv.end(), {p.binaries.at("mt-job"), "task", plan_path});
-    const pid_t pid = Spawn(argv, {}, &err);
-    if (pid > 0) tasks.push_back(pid);
-  } else {
-    for (int r = 0; r < p.nodes && err.empty(); ++r) {
-      int fds[2];
-      if (pipe2(fds, O_CLOEXEC) != 0) {
-        err = "pipe failed";
-        break;
-      }
-      SpawnOptions so;
-      so.stdout_fd = fds[1];
-      so.stderr_fd = fds[1];
-      so.env = {{"NODE_RANK", std::to_string(r)}};
-      const pid_t pid = Spawn({p.binaries.at("mt-job"), "task", plan_path}, so, &err);
-      close(fds[1]);
-      if (pid < 0) {
-        close(fds[0]);
-        break;
-      }
-      tasks.push_back(pid);
-      pumps.emplace_back(PumpLabelled, fds[0], mt::launch::RankLabel(r, p.nodes));
+  std::string err;   // why a task could not be started
+};
+
+// Slurm: one srun step runs `mt-job task` on every node (srun -l labels the lines).
+void StartSlurmStep(const Plan& p, const std::string& plan_path, StageTasks& t) {
+  std::vector<std::string> argv = {"srun", "-l", "--kill-on-bad-exit=1", "--export=ALL"};
+  if (p.pack_tasks) argv.push_back("--overcommit");
+  argv.insert(argv.end(), {p.binaries.at("mt-job"), "task", plan_path});
+  const pid_t pid = Spawn(argv, {}, &t.err);
+  if (pid > 0) t.pids.push_back(pid);
+}
+
+// Local: one `mt-job task` process per rank, its output labelled as srun -l would.
+void StartLocalTasks(const Plan& p, const std::string& plan_path, StageTasks& t) {
+  for (int r = 0; r < p.nodes && t.err.empty(); ++r) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+      t.err = "pipe failed";
+      break;
     }
+    SpawnOptions so;
+    so.stdout_fd = fds[1];
+    so.stderr_fd = fds[1];
+    so.env = {{"NODE_RANK", std::to_string(r)}};
+    const pid_t pid = Spawn({p.binaries.at("mt-job"), "task", plan_path}, so, &t.err);
+    close(fds[1]);
+    if (pid < 0) {
+      close(fds[0]);
+      break;
+    }
+    t.pids.push_back(pid);
+    t.pumps.emplace_back(PumpLabelled, fds[0], mt::launch::RankLabel(r, p.nodes));
   }
-  int code = 0;
+}
+
+// How the wait for the tasks ended.
+struct StageWait {
+  std::vector<int> codes;   // per task
   bool timed_out = false;
   int signalled = 0;
-  if (!err.empty()) {
-    Line("[ERROR] " + err);
-    code = 127;
-  }
-  std::vector<int> codes(tasks.size(), -2);
+};
+
+void SignalRunning(const std::vector<pid_t>& tasks, const std::vector<int>& codes, int sig) {
+  for (size_t k = 0; k < tasks.size(); ++k)
+    if (codes[k] == -2) kill(tasks[k], sig);
+}
+
+// Reaps the tasks until all have exited; stops the others (SIGTERM, SIGKILL 30 s later)
+// when one fails, on a signal or when the stage times out.
+StageWait WaitForTasks(const Plan& p, const std::vector<pid_t>& tasks,
+                       std::chrono::steady_clock::time_point stage_start, int train_timeout) {
+  StageWait w;
+  w.codes.assign(tasks.size(), -2);
+  std::vector<int>& codes = w.codes;
   size_t running = tasks.size();
   bool stopping = false;
   std::chrono::steady_clock::time_point kill_at{};
@@ -292,47 +307,75 @@ int RunJob(const Plan& p, const std::string& plan_path) {
         // One task failing ends the job, as `srun --kill-on-bad-exit=1` does.
         if (codes[i] != 0 && !stopping && p.backend != "slurm") {
           stopping = true;
-          for (size_t k = 0; k < tasks.size(); ++k)
-            if (codes[k] == -2) kill(tasks[k], SIGTERM);
+          SignalRunning(tasks, codes, SIGTERM);
           kill_at = std::chrono::steady_clock::now() + std::chrono::seconds(30);
         }
       }
     if (running == 0) break;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - stage_start).count();
     if (!stopping && (PendingSignal() || (train_timeout > 0 && elapsed >= train_timeout))) {
-      signalled = PendingSignal();
-      timed_out = !signalled;
+      w.signalled = PendingSignal();
+      w.timed_out = !w.signalled;
       stopping = true;
-      for (size_t k = 0; k < tasks.size(); ++k)
-        if (codes[k] == -2) kill(tasks[k], SIGTERM);
+      SignalRunning(tasks, codes, SIGTERM);
       kill_at = std::chrono::steady_clock::now() + std::chrono::seconds(30);
     }
-    if (stopping && std::chrono::steady_clock::now() > kill_at)
-      for (size_t k = 0; k < tasks.size(); ++k)
-        if (codes[k] == -2) kill(tasks[k], SIGKILL);
+    if (stopping && std::chrono::steady_clock::now() > kill_at) SignalRunning(tasks, codes, SIGKILL);
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  for (auto& t : pumps) t.join();
-  for (int c : codes)
-    if (c != 0 && code == 0) code = c;
-  if (!signalled) signalled = PendingSignal();
+  return w;
+}
+
+// The stage's end marker; sets the job's exit code and returns the summary's reason.
+std::string EndTrainingStage(const StageWait& w, std::chrono::steady_clock::time_point stage_start,
+                             int train_timeout, int* code) {
   const double e = std::chrono::duration<double>(std::chrono::steady_clock::now() - stage_start).count();
   const std::string es = std::to_string(static_cast<long long>(e)) + "s";
   std::string reason;
-  if (timed_out) {
-    code = 124;
+  if (w.timed_out) {
+    *code = 124;
     Line("== Training TIMEOUT (" + es + "/" + std::to_string(train_timeout) + "s) ==");
     Line("  Hint: STAGE_TIMEOUTS=\"train:<seconds>\" to adjust.");
     reason = "Training TIMEOUT (" + es + "/" + std::to_string(train_timeout) + "s)";
-  } else if (signalled) {
-    code = 128 + signalled;   // no stage marker: the stage was interrupted, not failed (as the original)
+  } else if (w.signalled) {
+    *code = 128 + w.signalled;   // no stage marker: the stage was interrupted, not failed (as the original)
     reason = "CANCELLED (scancel / SIGTERM)";
-  } else if (code != 0) {
-    Line("== Training FAILED (exit=" + std::to_string(code) + ", " + es + ") ==");
-    reason = "Training FAILED (exit=" + std::to_string(code) + ")";
+  } else if (*code != 0) {
+    Line("== Training FAILED (exit=" + std::to_string(*code) + ", " + es + ") ==");
+    reason = "Training FAILED (exit=" + std::to_string(*code) + ")";
   } else {
     Line("== Training END (" + es + ") ==");
   }
+  return reason;
+}
+
+int RunJob(const Plan& p, const std::string& plan_path) {
+  InstallTermHandlers();
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string id = JobId(p);
+  const fs::path job_dir = p.workspace / mt::launch::JobDirName(p, id);
+  std::error_code ec;
+  fs::create_directories(job_dir, ec);
+  const int train_timeout = p.stage_timeouts.count("train") ? p.stage_timeouts.at("train") : -1;
+  PrintJobHeader(p, id, train_timeout);
+
+  Line(train_timeout > 0 ? "== Training BEGIN (timeout=" + std::to_string(train_timeout) + "s) =="
+                         : "== Training BEGIN (no timeout) ==");
+  const auto stage_start = std::chrono::steady_clock::now();
+  StageTasks tasks;
+  if (p.backend == "slurm") StartSlurmStep(p, plan_path, tasks);
+  else StartLocalTasks(p, plan_path, tasks);
+  int code = 0;
+  if (!tasks.err.empty()) {
+    Line("[ERROR] " + tasks.err);
+    code = 127;
+  }
+  StageWait w = WaitForTasks(p, tasks.pids, stage_start, train_timeout);
+  for (auto& t : tasks.pumps) t.join();
+  for (int c : w.codes)
+    if (c != 0 && code == 0) code = c;
+  if (!w.signalled) w.signalled = PendingSignal();
+  const std::string reason = EndTrainingStage(w, stage_start, train_timeout, &code);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   Line(mt::launch::RenderJobSummary({.job_id = id,
                                      .job_name = p.job_name,

@@ -137,14 +137,11 @@ std::string StepLine(const Scenario& s, const StepRecord& r) {
   return buf;
 }
 
-std::string RenderJobLog(const Scenario& s, const Timeline& tl, const LogPaths& paths) {
-  LogBuilder b(s);
-  const int n = static_cast<int>(s.hosts.size());
-  const uint64_t seed = s.seed;
-  const int jax_port = s.jax_port > 0 ? s.jax_port : 20000 + static_cast<int>(Mix64(seed + 1) % 32767);
-  const int ray_port = 20000 + static_cast<int>(Mix64(seed + 2) % 32767);
+namespace {
 
-  // --- header (_job.sbatch) ---
+// --- header (_job.sbatch) ---
+void WriteHeader(LogBuilder& b, const Scenario& s, const LogPaths& paths, int jax_port, int ray_port) {
+  const int n = static_cast<int>(s.hosts.size());
   b.Raw("JOB_ID=" + s.job_id);
   b.Raw("JOB_NAME=" + s.JobName());
   b.Raw("NNODES=" + std::to_string(n));
@@ -173,8 +170,11 @@ std::string RenderJobLog(const Scenario& s, const Timeline& tl, const LogPaths& 
   b.Raw("[DIFF]");
   b.Raw("[UNTRACKED]");
   b.Raw("=== GIT SUMMARY END ===");
+}
 
-  // --- preflight, pull, ECC ---
+// --- preflight, pull, ECC ---
+void WriteInfraStages(LogBuilder& b, const Scenario& s, const Timeline& tl) {
+  const int n = static_cast<int>(s.hosts.size());
   b.Raw("== Preflight BEGIN (timeout=900s) ==");
   b.AllRanks(1, [&](int t) {
     const std::string& h = s.hosts[t];
@@ -191,9 +191,11 @@ std::string RenderJobLog(const Scenario& s, const Timeline& tl, const LogPaths& 
   b.Raw("== ECC check BEGIN (timeout=300s) ==");
   b.AllRanks(3, [&](int t) { b.Rank(t, s.hosts[t] + ": OK (no ECC/UMC errors reported)"); });
   b.Raw("== ECC check END (" + std::to_string(std::lround(tl.ecc_end - tl.ecc_begin)) + "s) ==");
+}
 
-  // --- training: start-up ---
-  b.Raw("== Training BEGIN (no timeout) ==");
+// Containers, Ray and the metrics exporter (under Ray), and the runtime's start-up noise.
+void WriteContainersStarting(LogBuilder& b, const Scenario& s, int ray_port) {
+  const int n = static_cast<int>(s.hosts.size());
   const std::string peak = Fmt("%.0f", s.PeakTflops());
   b.AllRanks(4, [&](int t) {
     b.Rank(t, "[container] maxtext-slurm-" + s.job_id + "-node" + std::to_string(t) + " starting (podman)");
@@ -221,6 +223,10 @@ std::string RenderJobLog(const Scenario& s, const Timeline& tl, const LogPaths& 
     else
       b.Rank(t, "[MFU] MFU tracking disabled (unknown GPU " + s.gpu + ")");
   });
+}
+
+void WriteConfigParams(LogBuilder& b, const Scenario& s, const LogPaths& paths) {
+  const int n = static_cast<int>(s.hosts.size());
   const std::string tb_dir = paths.container_out + "/" + s.RunName() + "/tensorboard/";
   const std::vector<std::pair<std::string, std::string>> params = {
       {"base_output_directory", paths.container_out},
@@ -244,8 +250,11 @@ std::string RenderJobLog(const Scenario& s, const Timeline& tl, const LogPaths& 
   b.AllRanks(7, [&](int t) {
     for (const auto& [k, v] : params) b.Rank(t, "Config param " + k + ": " + v);
   });
-  RcclWave(b, s, 8, true);
-  // Memstats: every rank, one line per local device.
+}
+
+// Memstats: every rank, one line per local device.
+void WriteMemstats(LogBuilder& b, const Scenario& s) {
+  const uint64_t seed = s.seed;
   b.AllRanks(9, [&](int t) {
     b.Rank(t, "Memstats: After params initialized:");
     for (int g = 0; g < s.gpus_per_node; ++g) {
@@ -256,6 +265,11 @@ std::string RenderJobLog(const Scenario& s, const Timeline& tl, const LogPaths& 
       b.Rank(t, line);
     }
   });
+}
+
+// The checkpoint restore (or its absence), the RCCL waves it and the scenario add, and the
+// barrier before the training loop.
+void WriteRestoreAndBarrier(LogBuilder& b, const Scenario& s) {
   const Fault* leak = s.Find(FaultKind::kThreadLeak);
   if (s.first_step > 0) {
     b.AllRanks(10, [&](int t) {
@@ -273,15 +287,31 @@ std::string RenderJobLog(const Scenario& s, const Timeline& tl, const LogPaths& 
     b.Rank(t, "Synchronizing hosts before training loop");
     b.Rank(t, "Total memory: 241.7 GiB / Temp: 63.2 GiB");
   });
+}
 
+// --- training: start-up ---
+void WriteTrainingStartup(LogBuilder& b, const Scenario& s, const LogPaths& paths, int ray_port) {
+  b.Raw("== Training BEGIN (no timeout) ==");
+  WriteContainersStarting(b, s, ray_port);
+  WriteConfigParams(b, s, paths);
+  RcclWave(b, s, 8, true);
+  WriteMemstats(b, s);
+  WriteRestoreAndBarrier(b, s);
+}
+
+// The last fault of the scenario that ends the job (nullptr when none does).
+const Fault* TerminatingFault(const Scenario& s) {
   const Fault* term = nullptr;
   for (const auto& f : s.faults)
     if (f.kind == FaultKind::kOom || f.kind == FaultKind::kNcclTimeout || f.kind == FaultKind::kHeartbeat ||
         f.kind == FaultKind::kNodeFail || f.kind == FaultKind::kCancel || f.kind == FaultKind::kTimeLimit ||
         f.kind == FaultKind::kHang)
       term = &f;
+  return term;
+}
 
-  // --- steps ---
+// --- steps ---
+void WriteSteps(LogBuilder& b, const Scenario& s, const Timeline& tl) {
   for (size_t i = 0; i < tl.steps.size(); ++i) {
     const StepRecord& r = tl.steps[i];
     const std::string line = StepLine(s, r);
@@ -291,118 +321,158 @@ std::string RenderJobLog(const Scenario& s, const Timeline& tl, const LogPaths& 
       b.AllRanks(500000 + static_cast<uint64_t>(r.step),
                  [&](int t) { b.Rank(t, "Saved a checkpoint at step " + std::to_string(r.step) + "."); });
   }
+}
 
-  // --- how it ends ---
-  const double crash = tl.crash_time;
-  auto node_exit_all = [&](int code, uint64_t phase) {
-    b.AllRanks(phase, [&](int t) { b.Rank(t, "NODE_EXIT host=" + s.hosts[t] + " exit=" + std::to_string(code)); });
-  };
-  auto srun_errors = [&](int code, uint64_t phase) {
-    b.AllRanks(phase, [&](int t) {
-      b.Raw("srun: error: " + s.hosts[t] + ": task " + std::to_string(t) + ": Exited with exit code " + std::to_string(code));
+void NodeExitAll(LogBuilder& b, const Scenario& s, int code, uint64_t phase) {
+  b.AllRanks(phase, [&](int t) { b.Rank(t, "NODE_EXIT host=" + s.hosts[t] + " exit=" + std::to_string(code)); });
+}
+
+void SrunErrors(LogBuilder& b, const Scenario& s, int code, uint64_t phase) {
+  b.AllRanks(phase, [&](int t) {
+    b.Raw("srun: error: " + s.hosts[t] + ": task " + std::to_string(t) + ": Exited with exit code " + std::to_string(code));
+  });
+}
+
+void WriteHangEnd(LogBuilder& b, const Scenario& s, const Fault& term, double crash) {
+  if (term.then == "cancel") {
+    b.Raw("slurmstepd: error: *** JOB " + s.job_id + " ON " + s.hosts[0] + " CANCELLED AT " + SlurmTime(crash) + " ***");
+    b.Raw("srun: Job step aborted: Waiting up to 32 seconds for job step to finish.");
+    NodeExitAll(b, s, 143, 900001);
+    SrunErrors(b, s, 143, 900002);
+    b.Raw("srun: Terminating StepId=" + s.job_id + ".3");
+  }
+}
+
+void WriteOomEnd(LogBuilder& b, const Scenario& s) {
+  b.AllRanks(900010, [&](int t) {
+    b.Rank(t, "Traceback (most recent call last):");
+    b.Rank(t, "  File \"/maxtext-slurm/utils/monkey_patch_maxtext.py\", line 214, in <module>");
+    b.Rank(t, "    train_main(argv)");
+    b.Rank(t, "  File \"/workspace/maxtext/MaxText/train.py\", line 1031, in train_loop");
+    b.Rank(t, "    state, metrics = p_train_step(state, example_batch, nextrng)");
+    b.Rank(t, "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 21.47GiB.");
+  });
+  NodeExitAll(b, s, 1, 900011);
+  SrunErrors(b, s, 1, 900012);
+}
+
+void WriteNcclTimeoutEnd(LogBuilder& b, const Scenario& s, const Fault& term) {
+  b.AllRanks(900020, [&](int t) {
+    const std::string who = s.hosts[t] + ":" + std::to_string(b.Pid(t)) + ":" + std::to_string(b.Pid(t) + 77) + " [0] ";
+    b.Rank(t, who + "proxy.cc:1496 NCCL WARN [Service thread] Timeout waiting for peer after " +
+                  Fmt("%.0f", term.timeout_s) + " seconds");
+    b.Rank(t, "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.");
+  });
+  NodeExitAll(b, s, 1, 900021);
+  SrunErrors(b, s, 1, 900022);
+}
+
+bool IsAccused(const Fault& term, int t) {
+  bool is_accused = false;
+  for (int task : term.tasks) is_accused = is_accused || task == t;
+  return is_accused;
+}
+
+// The coordinator (task 0) reports the tasks that stopped sending heartbeats; every task
+// still alive then reports the service's error and terminates.
+void WriteHeartbeatEnd(LogBuilder& b, const Scenario& s, const Fault& term, double crash) {
+  b.Rank(0, AbslPrefix('E', crash - 0.004, b.Pid(0) + 3, "coordination_service.cc:407") + "Task /job:jax_worker/replica:0/task:" +
+                std::to_string(term.tasks[0]) + " heartbeat timeout. This indicates that the remote task has failed, got preempted, or crashed unexpectedly. Check the task logs for an earlier error to debug further.");
+  b.Rank(0, "UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):");
+  for (int task : term.tasks) b.Rank(0, "/job:jax_worker/replica:0/task:" + std::to_string(task));
+  b.Rank(0, "The tasks have crashed. Check the task logs for an earlier error to debug further.");
+  b.AllRanks(900030, [&](int t) {
+    if (IsAccused(term, t) && term.real_death) return;  // a dead task logs nothing
+    b.Rank(t, AbslPrefix('E', crash + 0.0005 * t, b.Pid(t) + 5, "coordination_service_agent.cc:332") +
+                  "Polled error from coordination service: UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):");
+    for (int task : term.tasks) b.Rank(t, "/job:jax_worker/replica:0/task:" + std::to_string(task));
+    b.Rank(t, AbslPrefix('F', crash + 0.0007 * t, b.Pid(t) + 5, "client.h:77") +
+                  "Terminating process because the JAX distributed service detected fatal errors. This most likely indicates that another task died; see the other task logs for more details. absl::Status: UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):");
+    for (int task : term.tasks) b.Rank(t, "/job:jax_worker/replica:0/task:" + std::to_string(task));
+    b.Rank(t, "The tasks have crashed. Check the task logs for an earlier error to debug further.");
+  });
+  b.AllRanks(900031, [&](int t) {
+    b.Rank(t, "NODE_EXIT host=" + s.hosts[t] + " exit=" + std::to_string(IsAccused(term, t) && term.real_death ? 137 : 134));
+  });
+  SrunErrors(b, s, 134, 900032);
+}
+
+void WriteNodeFailEnd(LogBuilder& b, const Scenario& s, const Fault& term, double crash) {
+  const int n = static_cast<int>(s.hosts.size());
+  int task = 0;
+  for (int i = 0; i < n; ++i)
+    if (s.hosts[i] == term.hosts[0]) task = i;
+  b.Rank(task, "NODE_EXIT host=" + s.hosts[task] + " exit=" + std::to_string(term.exit_code));
+  b.Raw("srun: error: " + s.hosts[task] + ": task " + std::to_string(task) + ": Killed");
+  b.Raw("srun: Terminating StepId=" + s.job_id + ".3");
+  b.Raw("slurmstepd: error: *** STEP " + s.job_id + ".3 ON " + s.hosts[0] + " CANCELLED AT " + SlurmTime(crash) + " ***");
+}
+
+void WriteCancelEnd(LogBuilder& b, const Scenario& s, const Fault& term, double crash) {
+  const std::string why = term.kind == FaultKind::kTimeLimit ? " DUE TO TIME LIMIT" : "";
+  b.Raw("slurmstepd: error: *** JOB " + s.job_id + " ON " + s.hosts[0] + " CANCELLED AT " + SlurmTime(crash) + why + " ***");
+  b.Raw("srun: Job step aborted: Waiting up to 32 seconds for job step to finish.");
+  NodeExitAll(b, s, 143, 900040);
+  SrunErrors(b, s, 143, 900041);
+  b.Raw("srun: Terminating StepId=" + s.job_id + ".3");
+}
+
+// --- how it ends ---
+void WriteFaultEnd(LogBuilder& b, const Scenario& s, const Fault& term, double crash) {
+  switch (term.kind) {
+    case FaultKind::kHang:
+      WriteHangEnd(b, s, term, crash);
+      break;
+    case FaultKind::kOom:
+      WriteOomEnd(b, s);
+      break;
+    case FaultKind::kNcclTimeout:
+      WriteNcclTimeoutEnd(b, s, term);
+      break;
+    case FaultKind::kHeartbeat:
+      WriteHeartbeatEnd(b, s, term, crash);
+      break;
+    case FaultKind::kNodeFail:
+      WriteNodeFailEnd(b, s, term, crash);
+      break;
+    case FaultKind::kCancel:
+    case FaultKind::kTimeLimit:
+      WriteCancelEnd(b, s, term, crash);
+      break;
+    default:
+      break;
+  }
+}
+
+void WriteTrainingEndAndSummary(LogBuilder& b, const Scenario& s, const Timeline& tl) {
+  const long train_s = std::lround(tl.train_end - tl.train_begin);
+  if (tl.outcome == Outcome::kCompleted) {
+    if (s.ray) b.AllRanks(900050, [&](int t) {
+      b.Rank(t, "[Node " + std::to_string(t) + " @ " + s.hosts[t] + "] Training subprocess exited with code 0");
     });
-  };
-  if (term) {
-    switch (term->kind) {
-      case FaultKind::kHang:
-        if (term->then == "cancel") {
-          b.Raw("slurmstepd: error: *** JOB " + s.job_id + " ON " + s.hosts[0] + " CANCELLED AT " + SlurmTime(crash) + " ***");
-          b.Raw("srun: Job step aborted: Waiting up to 32 seconds for job step to finish.");
-          node_exit_all(143, 900001);
-          srun_errors(143, 900002);
-          b.Raw("srun: Terminating StepId=" + s.job_id + ".3");
-        }
-        break;
-      case FaultKind::kOom: {
-        b.AllRanks(900010, [&](int t) {
-          b.Rank(t, "Traceback (most recent call last):");
-          b.Rank(t, "  File \"/maxtext-slurm/utils/monkey_patch_maxtext.py\", line 214, in <module>");
-          b.Rank(t, "    train_main(argv)");
-          b.Rank(t, "  File \"/workspace/maxtext/MaxText/train.py\", line 1031, in train_loop");
-          b.Rank(t, "    state, metrics = p_train_step(state, example_batch, nextrng)");
-          b.Rank(t, "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 21.47GiB.");
-        });
-        node_exit_all(1, 900011);
-        srun_errors(1, 900012);
-        break;
-      }
-      case FaultKind::kNcclTimeout: {
-        b.AllRanks(900020, [&](int t) {
-          const std::string who = s.hosts[t] + ":" + std::to_string(b.Pid(t)) + ":" + std::to_string(b.Pid(t) + 77) + " [0] ";
-          b.Rank(t, who + "proxy.cc:1496 NCCL WARN [Service thread] Timeout waiting for peer after " +
-                        Fmt("%.0f", term->timeout_s) + " seconds");
-          b.Rank(t, "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.");
-        });
-        node_exit_all(1, 900021);
-        srun_errors(1, 900022);
-        break;
-      }
-      case FaultKind::kHeartbeat: {
-        std::string accused;
-        for (int task : term->tasks) accused += (accused.empty() ? "" : ", ") + std::to_string(task);
-        b.Rank(0, AbslPrefix('E', crash - 0.004, b.Pid(0) + 3, "coordination_service.cc:407") + "Task /job:jax_worker/replica:0/task:" +
-                      std::to_string(term->tasks[0]) + " heartbeat timeout. This indicates that the remote task has failed, got preempted, or crashed unexpectedly. Check the task logs for an earlier error to debug further.");
-        b.Rank(0, "UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):");
-        for (int task : term->tasks) b.Rank(0, "/job:jax_worker/replica:0/task:" + std::to_string(task));
-        b.Rank(0, "The tasks have crashed. Check the task logs for an earlier error to debug further.");
-        b.AllRanks(900030, [&](int t) {
-          bool is_accused = false;
-          for (int task : term->tasks) is_accused = is_accused || task == t;
-          if (is_accused && term->real_death) return;  // a dead task logs nothing
-          b.Rank(t, AbslPrefix('E', crash + 0.0005 * t, b.Pid(t) + 5, "coordination_service_agent.cc:332") +
-                        "Polled error from coordination service: UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):");
-          for (int task : term->tasks) b.Rank(t, "/job:jax_worker/replica:0/task:" + std::to_string(task));
-          b.Rank(t, AbslPrefix('F', crash + 0.0007 * t, b.Pid(t) + 5, "client.h:77") +
-                        "Terminating process because the JAX distributed service detected fatal errors. This most likely indicates that another task died; see the other task logs for more details. absl::Status: UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):");
-          for (int task : term->tasks) b.Rank(t, "/job:jax_worker/replica:0/task:" + std::to_string(task));
-          b.Rank(t, "The tasks have crashed. Check the task logs for an earlier error to debug further.");
-        });
-        b.AllRanks(900031, [&](int t) {
-          bool is_accused = false;
-          for (int task : term->tasks) is_accused = is_accused || task == t;
-          b.Rank(t, "NODE_EXIT host=" + s.hosts[t] + " exit=" + std::to_string(is_accused && term->real_death ? 137 : 134));
-        });
-        srun_errors(134, 900032);
-        break;
-      }
-      case FaultKind::kNodeFail: {
-        int task = 0;
-        for (int i = 0; i < n; ++i)
-          if (s.hosts[i] == term->hosts[0]) task = i;
-        b.Rank(task, "NODE_EXIT host=" + s.hosts[task] + " exit=" + std::to_string(term->exit_code));
-        b.Raw("srun: error: " + s.hosts[task] + ": task " + std::to_string(task) + ": Killed");
-        b.Raw("srun: Terminating StepId=" + s.job_id + ".3");
-        b.Raw("slurmstepd: error: *** STEP " + s.job_id + ".3 ON " + s.hosts[0] + " CANCELLED AT " + SlurmTime(crash) + " ***");
-        break;
-      }
-      case FaultKind::kCancel:
-      case FaultKind::kTimeLimit: {
-        const std::string why = term->kind == FaultKind::kTimeLimit ? " DUE TO TIME LIMIT" : "";
-        b.Raw("slurmstepd: error: *** JOB " + s.job_id + " ON " + s.hosts[0] + " CANCELLED AT " + SlurmTime(crash) + why + " ***");
-        b.Raw("srun: Job step aborted: Waiting up to 32 seconds for job step to finish.");
-        node_exit_all(143, 900040);
-        srun_errors(143, 900041);
-        b.Raw("srun: Terminating StepId=" + s.job_id + ".3");
-        break;
-      }
-      default:
-        break;
-    }
+    b.Raw("== Training END (" + std::to_string(train_s) + "s) ==");
+  } else if (tl.outcome == Outcome::kFailed) {
+    b.Raw("== Training FAILED (exit=" + std::to_string(tl.exit_code) + ", " + std::to_string(train_s) + "s) ==");
+  } else {
+    b.Raw("== Training FAILED (exit=143, " + std::to_string(train_s) + "s) ==");
   }
-  if (tl.has_summary) {
-    const long train_s = std::lround(tl.train_end - tl.train_begin);
-    if (tl.outcome == Outcome::kCompleted) {
-      if (s.ray) b.AllRanks(900050, [&](int t) {
-        b.Rank(t, "[Node " + std::to_string(t) + " @ " + s.hosts[t] + "] Training subprocess exited with code 0");
-      });
-      b.Raw("== Training END (" + std::to_string(train_s) + "s) ==");
-    } else if (tl.outcome == Outcome::kFailed) {
-      b.Raw("== Training FAILED (exit=" + std::to_string(tl.exit_code) + ", " + std::to_string(train_s) + "s) ==");
-    } else {
-      b.Raw("== Training FAILED (exit=143, " + std::to_string(train_s) + "s) ==");
-    }
-    b.Raw(Summary(s, tl));
-  }
+  b.Raw(Summary(s, tl));
+}
+
+}  // namespace
+
+std::string RenderJobLog(const Scenario& s, const Timeline& tl, const LogPaths& paths) {
+  LogBuilder b(s);
+  const uint64_t seed = s.seed;
+  const int jax_port = s.jax_port > 0 ? s.jax_port : 20000 + static_cast<int>(Mix64(seed + 1) % 32767);
+  const int ray_port = 20000 + static_cast<int>(Mix64(seed + 2) % 32767);
+  WriteHeader(b, s, paths, jax_port, ray_port);
+  WriteInfraStages(b, s, tl);
+  WriteTrainingStartup(b, s, paths, ray_port);
+  const Fault* term = TerminatingFault(s);
+  WriteSteps(b, s, tl);
+  if (term) WriteFaultEnd(b, s, *term, tl.crash_time);
+  if (tl.has_summary) WriteTrainingEndAndSummary(b, s, tl);
   return std::move(b.str());
 }
 

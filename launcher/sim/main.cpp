@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -57,23 +58,28 @@ bool ReadFile(const std::string& path, std::string* out, std::string* err) {
   return true;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+struct Args {
   std::string scenario_path, workspace, demo_dir, promtool, only, fuzz_seed;
   bool no_tsdb = false, keep_om = false, check = false, realtime = false;
   int parallel = 2;
   mt::launch::sim::RealtimeOptions rt;
   std::string rank_arg, log_path, out_dir, fake_root;
-  auto seconds = [](const std::string& v, double* out) {
-    try {
-      size_t used = 0;
-      *out = std::stod(v, &used);
-      return used == v.size() && *out >= 0 && *out < 1e7;
-    } catch (...) {
-      return false;
-    }
-  };
+};
+
+bool ParseSeconds(const std::string& v, double* out) {
+  try {
+    size_t used = 0;
+    *out = std::stod(v, &used);
+    return used == v.size() && *out >= 0 && *out < 1e7;
+  } catch (...) {
+    return false;
+  }
+}
+
+// Reads the command line into `args`; returns the exit code when main is to stop here
+// (a usage error, or --help).
+std::optional<int> ParseArgs(int argc, char** argv, Args& args) {
+  auto& rt = args.rt;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](std::string* out) {
@@ -81,141 +87,166 @@ int main(int argc, char** argv) {
       *out = argv[++i];
       return true;
     };
-    if (a == "--scenario") { if (!value(&scenario_path)) return Usage("--scenario needs a file"); }
-    else if (a == "--workspace") { if (!value(&workspace)) return Usage("--workspace needs a directory"); }
-    else if (a == "--demo-init") { if (!value(&demo_dir)) return Usage("--demo-init needs a directory"); }
-    else if (a == "--promtool") { if (!value(&promtool)) return Usage("--promtool needs a path"); }
-    else if (a == "--scenario-fuzz") { if (!value(&fuzz_seed)) return Usage("--scenario-fuzz needs a seed"); }
-    else if (a == "--only") { if (!value(&only)) return Usage("--only needs job ids"); }
+    if (a == "--scenario") { if (!value(&args.scenario_path)) return Usage("--scenario needs a file"); }
+    else if (a == "--workspace") { if (!value(&args.workspace)) return Usage("--workspace needs a directory"); }
+    else if (a == "--demo-init") { if (!value(&args.demo_dir)) return Usage("--demo-init needs a directory"); }
+    else if (a == "--promtool") { if (!value(&args.promtool)) return Usage("--promtool needs a path"); }
+    else if (a == "--scenario-fuzz") { if (!value(&args.fuzz_seed)) return Usage("--scenario-fuzz needs a seed"); }
+    else if (a == "--only") { if (!value(&args.only)) return Usage("--only needs job ids"); }
     else if (a == "--parallel") {
       std::string v;
       if (!value(&v)) return Usage("--parallel needs a number");
-      try { parallel = std::stoi(v); } catch (...) { return Usage("--parallel needs a number"); }
-      if (parallel < 1 || parallel > 64) return Usage("--parallel must be 1..64");
+      try { args.parallel = std::stoi(v); } catch (...) { return Usage("--parallel needs a number"); }
+      if (args.parallel < 1 || args.parallel > 64) return Usage("--parallel must be 1..64");
     }
     else if (a == "--step-seconds" || a == "--startup-seconds" || a == "--max-seconds" || a == "--root-interval") {
       std::string v;
       double* target = a == "--step-seconds" ? &rt.step_seconds : a == "--startup-seconds" ? &rt.startup_seconds
                        : a == "--max-seconds" ? &rt.max_seconds : &rt.root_interval;
-      if (!value(&v) || !seconds(v, target)) return Usage(a + " needs a number of seconds");
+      if (!value(&v) || !ParseSeconds(v, target)) return Usage(a + " needs a number of seconds");
     }
-    else if (a == "--rank") { if (!value(&rank_arg)) return Usage("--rank needs a task id or 'auto'"); }
-    else if (a == "--log") { if (!value(&log_path)) return Usage("--log needs a file"); }
-    else if (a == "--out") { if (!value(&out_dir)) return Usage("--out needs a directory"); }
-    else if (a == "--fake-root") { if (!value(&fake_root)) return Usage("--fake-root needs a directory"); }
+    else if (a == "--rank") { if (!value(&args.rank_arg)) return Usage("--rank needs a task id or 'auto'"); }
+    else if (a == "--log") { if (!value(&args.log_path)) return Usage("--log needs a file"); }
+    else if (a == "--out") { if (!value(&args.out_dir)) return Usage("--out needs a directory"); }
+    else if (a == "--fake-root") { if (!value(&args.fake_root)) return Usage("--fake-root needs a directory"); }
     else if (a == "--event-host") { if (!value(&rt.event_host)) return Usage("--event-host needs a name"); }
-    else if (a == "--realtime") realtime = true;
-    else if (a == "--no-tsdb") no_tsdb = true;
-    else if (a == "--keep-openmetrics") keep_om = true;
-    else if (a == "--check") check = true;
+    else if (a == "--realtime") args.realtime = true;
+    else if (a == "--no-tsdb") args.no_tsdb = true;
+    else if (a == "--keep-openmetrics") args.keep_om = true;
+    else if (a == "--check") args.check = true;
     else if (a == "-h" || a == "--help") { std::fputs(kUsage, stdout); return 0; }
     else return Usage("unknown argument '" + a + "'");
   }
+  return std::nullopt;
+}
 
-  if (!demo_dir.empty()) {
-    mt::launch::demo::InitOptions opts;
-    opts.promtool = promtool;
-    opts.parallel = parallel;
-    opts.with_tsdb = !no_tsdb;
-    for (size_t p = 0; p < only.size();) {
-      size_t c = only.find(',', p);
-      if (c == std::string::npos) c = only.size();
-      if (c > p) opts.only.push_back(only.substr(p, c - p));
-      p = c + 1;
-    }
-    opts.progress = [](const std::string& line) { std::fprintf(stderr, "  %s\n", line.c_str()); };
-    const auto t0 = std::chrono::steady_clock::now();
-    if (std::string e = mt::launch::demo::InitWorkspace(demo_dir, opts); !e.empty()) {
-      std::fprintf(stderr, "mt-simtrain: %s\n", e.c_str());
-      return 1;
-    }
-    std::fprintf(stderr, "workspace %s ready in %.1f s\n", demo_dir.c_str(),
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    return 0;
+// --demo-init DIR: the case-study workspace.
+int RunDemoInit(const Args& args) {
+  mt::launch::demo::InitOptions opts;
+  opts.promtool = args.promtool;
+  opts.parallel = args.parallel;
+  opts.with_tsdb = !args.no_tsdb;
+  const std::string& only = args.only;
+  for (size_t p = 0; p < only.size();) {
+    size_t c = only.find(',', p);
+    if (c == std::string::npos) c = only.size();
+    if (c > p) opts.only.push_back(only.substr(p, c - p));
+    p = c + 1;
   }
+  opts.progress = [](const std::string& line) { std::fprintf(stderr, "  %s\n", line.c_str()); };
+  const auto t0 = std::chrono::steady_clock::now();
+  if (std::string e = mt::launch::demo::InitWorkspace(args.demo_dir, opts); !e.empty()) {
+    std::fprintf(stderr, "mt-simtrain: %s\n", e.c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "workspace %s ready in %.1f s\n", args.demo_dir.c_str(),
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return 0;
+}
 
-  if (!fuzz_seed.empty()) {
-    if (out_dir.empty()) return Usage("--scenario-fuzz needs --out DIR");
-    uint64_t seed = 0;
+// --scenario-fuzz SEED --out DIR: a random scenario with its ground truth.
+int RunScenarioFuzz(const Args& args) {
+  if (args.out_dir.empty()) return Usage("--scenario-fuzz needs --out DIR");
+  uint64_t seed = 0;
+  try {
+    size_t used = 0;
+    seed = std::stoull(args.fuzz_seed, &used);
+    if (used != args.fuzz_seed.size()) throw 0;
+  } catch (...) {
+    return Usage("--scenario-fuzz needs a non-negative integer seed");
+  }
+  mt::launch::sim::PromtoolOptions popts;
+  popts.binary = args.promtool.empty() ? mt::launch::sim::DefaultPromtool() : args.promtool;
+  popts.parallel = args.parallel;
+  const auto c = mt::launch::sim::MakeFuzzCase(seed);
+  if (std::string e = mt::launch::sim::WriteFuzzCase(c, args.out_dir, popts); !e.empty()) {
+    std::fprintf(stderr, "mt-simtrain: %s\n", e.c_str());
+    return 1;
+  }
+  std::printf("%s\n", args.out_dir.c_str());
+  return 0;
+}
+
+// --check: validate and print the timeline summary.
+int PrintTimelineSummary(const mt::launch::sim::Scenario& s) {
+  const auto tl = mt::launch::sim::BuildTimeline(s);
+  std::printf("job %s (%s): %zu hosts, steps %lld..%lld, start %s, end %s, metrics %s..%s\n", s.job_id.c_str(),
+              s.JobDirName().c_str(), s.hosts.size(),
+              static_cast<long long>(tl.steps.empty() ? -1 : tl.steps.front().step),
+              static_cast<long long>(tl.steps.empty() ? -1 : tl.steps.back().step),
+              mt::launch::sim::FormatIsoTime(tl.job_start).c_str(), mt::launch::sim::FormatIsoTime(tl.job_end).c_str(),
+              mt::launch::sim::FormatIsoTime(tl.metrics_start).c_str(),
+              mt::launch::sim::FormatIsoTime(tl.metrics_end).c_str());
+  return 0;
+}
+
+// --realtime: see docs/simtrain.md. `err` is the caller's error buffer.
+int RunRealtimeMode(const mt::launch::sim::Scenario& s, const Args& args, std::string& err) {
+  mt::launch::sim::RealtimeOptions rt = args.rt;
+  if (!args.rank_arg.empty()) {
+    std::string r = args.rank_arg;
+    if (r == "auto") {
+      const char* env = std::getenv("SLURM_PROCID");
+      if (!env) env = std::getenv("NODE_RANK");
+      if (!env) return Usage("--rank auto needs SLURM_PROCID or NODE_RANK in the environment");
+      r = env;
+    }
     try {
       size_t used = 0;
-      seed = std::stoull(fuzz_seed, &used);
-      if (used != fuzz_seed.size()) throw 0;
+      rt.rank = std::stoi(r, &used);
+      if (used != r.size() || rt.rank < 0) throw 0;
     } catch (...) {
-      return Usage("--scenario-fuzz needs a non-negative integer seed");
+      return Usage("--rank needs a task id or 'auto'");
     }
-    mt::launch::sim::PromtoolOptions popts;
-    popts.binary = promtool.empty() ? mt::launch::sim::DefaultPromtool() : promtool;
-    popts.parallel = parallel;
-    const auto c = mt::launch::sim::MakeFuzzCase(seed);
-    if (std::string e = mt::launch::sim::WriteFuzzCase(c, out_dir, popts); !e.empty()) {
-      std::fprintf(stderr, "mt-simtrain: %s\n", e.c_str());
-      return 1;
-    }
-    std::printf("%s\n", out_dir.c_str());
-    return 0;
   }
-  if (scenario_path.empty()) return Usage("give --scenario FILE or --demo-init DIR");
-  std::string text, err;
-  if (!ReadFile(scenario_path, &text, &err)) {
+  if (rt.step_seconds <= 0 || rt.root_interval <= 0) return Usage("--step-seconds and --root-interval must be > 0");
+  rt.log_path = args.log_path;
+  rt.out_dir = args.out_dir;
+  rt.fake_root = args.fake_root;
+  const int code = mt::launch::sim::RunRealtime(s, rt, &err);
+  if (code < 0) {
     std::fprintf(stderr, "mt-simtrain: %s\n", err.c_str());
     return 1;
   }
-  mt::launch::sim::Scenario s;
-  if (!mt::launch::sim::ParseScenario(text, scenario_path, &s, &err)) {
-    std::fprintf(stderr, "mt-simtrain: %s\n", err.c_str());
-    return 1;
-  }
-  if (check) {
-    const auto tl = mt::launch::sim::BuildTimeline(s);
-    std::printf("job %s (%s): %zu hosts, steps %lld..%lld, start %s, end %s, metrics %s..%s\n", s.job_id.c_str(),
-                s.JobDirName().c_str(), s.hosts.size(),
-                static_cast<long long>(tl.steps.empty() ? -1 : tl.steps.front().step),
-                static_cast<long long>(tl.steps.empty() ? -1 : tl.steps.back().step),
-                mt::launch::sim::FormatIsoTime(tl.job_start).c_str(), mt::launch::sim::FormatIsoTime(tl.job_end).c_str(),
-                mt::launch::sim::FormatIsoTime(tl.metrics_start).c_str(),
-                mt::launch::sim::FormatIsoTime(tl.metrics_end).c_str());
-    return 0;
-  }
-  if (realtime) {
-    if (!rank_arg.empty()) {
-      std::string r = rank_arg;
-      if (r == "auto") {
-        const char* env = std::getenv("SLURM_PROCID");
-        if (!env) env = std::getenv("NODE_RANK");
-        if (!env) return Usage("--rank auto needs SLURM_PROCID or NODE_RANK in the environment");
-        r = env;
-      }
-      try {
-        size_t used = 0;
-        rt.rank = std::stoi(r, &used);
-        if (used != r.size() || rt.rank < 0) throw 0;
-      } catch (...) {
-        return Usage("--rank needs a task id or 'auto'");
-      }
-    }
-    if (rt.step_seconds <= 0 || rt.root_interval <= 0) return Usage("--step-seconds and --root-interval must be > 0");
-    rt.log_path = log_path;
-    rt.out_dir = out_dir;
-    rt.fake_root = fake_root;
-    const int code = mt::launch::sim::RunRealtime(s, rt, &err);
-    if (code < 0) {
-      std::fprintf(stderr, "mt-simtrain: %s\n", err.c_str());
-      return 1;
-    }
-    return code;
-  }
-  if (workspace.empty()) return Usage("compressed mode needs --workspace DIR");
+  return code;
+}
+
+// Compressed time: the whole job written at once into the workspace.
+int RunCompressed(const mt::launch::sim::Scenario& s, const Args& args) {
+  if (args.workspace.empty()) return Usage("compressed mode needs --workspace DIR");
   mt::launch::sim::GenerateOptions opts;
-  opts.with_tsdb = !no_tsdb;
-  opts.keep_openmetrics = keep_om;
-  opts.promtool.binary = promtool.empty() ? mt::launch::sim::DefaultPromtool() : promtool;
-  opts.promtool.parallel = parallel;
+  opts.with_tsdb = !args.no_tsdb;
+  opts.keep_openmetrics = args.keep_om;
+  opts.promtool.binary = args.promtool.empty() ? mt::launch::sim::DefaultPromtool() : args.promtool;
+  opts.promtool.parallel = args.parallel;
   mt::launch::sim::GenerateResult r;
-  if (std::string e = mt::launch::sim::GenerateJob(s, workspace, opts, &r); !e.empty()) {
+  if (std::string e = mt::launch::sim::GenerateJob(s, args.workspace, opts, &r); !e.empty()) {
     std::fprintf(stderr, "mt-simtrain: %s\n", e.c_str());
     return 1;
   }
   std::printf("%s\n", r.job_dir.c_str());
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  if (std::optional<int> code = ParseArgs(argc, argv, args)) return *code;
+  if (!args.demo_dir.empty()) return RunDemoInit(args);
+  if (!args.fuzz_seed.empty()) return RunScenarioFuzz(args);
+  if (args.scenario_path.empty()) return Usage("give --scenario FILE or --demo-init DIR");
+  std::string text, err;
+  if (!ReadFile(args.scenario_path, &text, &err)) {
+    std::fprintf(stderr, "mt-simtrain: %s\n", err.c_str());
+    return 1;
+  }
+  mt::launch::sim::Scenario s;
+  if (!mt::launch::sim::ParseScenario(text, args.scenario_path, &s, &err)) {
+    std::fprintf(stderr, "mt-simtrain: %s\n", err.c_str());
+    return 1;
+  }
+  if (args.check) return PrintTimelineSummary(s);
+  if (args.realtime) return RunRealtimeMode(s, args, err);
+  return RunCompressed(s, args);
 }

@@ -221,70 +221,82 @@ bool ParseIsoTime(const std::string& text, double* out) {
 
 std::string FormatIsoTime(double t) { return base::FormatIso8601(static_cast<int64_t>(std::floor(t))); }
 
-bool ParseScenario(const std::string& yaml_text, const std::string& source, Scenario* out,
-                   std::string* error) {
-  const std::string prefix = source.empty() ? "" : source + ": ";
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    *error = prefix + "invalid YAML: " + e.what();
-    return false;
-  }
-  if (!root.IsMap()) {
-    *error = prefix + "expected a map with job, training, hardware and faults";
-    return false;
-  }
-  Scenario s;
-  auto fail = [&](const std::string& msg) {
-    *error = prefix + msg;
-    return false;
-  };
+namespace {
+
+// The sections of a scenario file. Each reports what is wrong in `msg` (without the
+// source prefix) and returns false.
+
+bool CheckTopLevelKeys(YAML::Node& root, std::string* msg) {
   for (const auto& kv : root) {
     const std::string k = kv.first.as<std::string>();
-    if (k != "job" && k != "training" && k != "hardware" && k != "faults" && k != "description")
-      return fail("unknown top-level key '" + k + "'");
-  }
-
-  const YAML::Node job = root["job"];
-  if (!job || !job.IsMap()) return fail("job: required map");
-  {
-    MapReader r(job, "job");
-    std::string hosts, start, anchor_time;
-    int64_t anchor_step = -1;
-    if (!(r.Get("id", &s.job_id) && r.Get("model", &s.model) && r.Get("alias", &s.alias) &&
-          r.Get("exp_tag", &s.exp_tag) && r.Get("passthrough", &s.passthrough) && r.Get("hosts", &hosts) &&
-          r.Get("gpus_per_node", &s.gpus_per_node) && r.Get("start", &start) &&
-          r.Get("anchor_step", &anchor_step) && r.Get("anchor_time", &anchor_time) && r.Get("seed", &s.seed) &&
-          r.Get("ray", &s.ray) && r.Get("gpu", &s.gpu) && r.Get("dtype", &s.dtype) &&
-          r.Get("peak_tflops", &s.peak_tflops) && r.Get("jax_port", &s.jax_port) && r.Get("user", &s.user) &&
-          r.CheckUnknown()))
-      return fail(r.error());
-    if (s.job_id.empty()) return fail("job.id: required");
-    for (char c : s.job_id)
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-')
-        return fail("job.id: only letters, digits, '_' and '-' are allowed");
-    if (s.model.empty()) return fail("job.model: required");
-    for (char c : s.model)
-      if (c == '/' || c == '\0') return fail("job.model: must not contain '/'");
-    if (hosts.empty()) return fail("job.hosts: required (Slurm compact form, e.g. node[001-004])");
-    if (!base::ExpandHostList(hosts, &s.hosts)) return fail("job.hosts: malformed host list '" + hosts + "'");
-    if (s.hosts.size() > 4096) return fail("job.hosts: more than 4096 hosts");
-    std::set<std::string> unique(s.hosts.begin(), s.hosts.end());
-    if (unique.size() != s.hosts.size()) return fail("job.hosts: duplicate host names");
-    for (const auto& h : s.hosts)
-      if (h.find('/') != std::string::npos) return fail("job.hosts: host names must not contain '/'");
-    if (s.gpus_per_node < 1 || s.gpus_per_node > 16) return fail("job.gpus_per_node: must be 1..16");
-    if (start.empty() || !ParseIsoTime(start, &s.start)) return fail("job.start: expected YYYY-MM-DDTHH:MM:SSZ");
-    if (anchor_step >= 0) {
-      if (!ParseIsoTime(anchor_time, &s.anchor_time)) return fail("job.anchor_time: expected YYYY-MM-DDTHH:MM:SSZ");
-      s.has_anchor = true;
-      s.anchor_step = anchor_step;
+    if (k != "job" && k != "training" && k != "hardware" && k != "faults" && k != "description") {
+      *msg = "unknown top-level key '" + k + "'";
+      return false;
     }
-    if (s.dtype != "bf16" && s.dtype != "fp8") return fail("job.dtype: expected bf16 or fp8");
-    if (s.JobName().size() > 243) return fail("job: the job name would exceed 243 bytes");
   }
+  return true;
+}
 
+// job: what is checked once the map was read (hosts, start and anchor come as text).
+bool CheckJob(Scenario& s, const std::string& hosts, const std::string& start, int64_t anchor_step,
+              const std::string& anchor_time, std::string* msg) {
+  auto fail = [&](const std::string& m) {
+    *msg = m;
+    return false;
+  };
+  if (s.job_id.empty()) return fail("job.id: required");
+  for (char c : s.job_id)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-')
+      return fail("job.id: only letters, digits, '_' and '-' are allowed");
+  if (s.model.empty()) return fail("job.model: required");
+  for (char c : s.model)
+    if (c == '/' || c == '\0') return fail("job.model: must not contain '/'");
+  if (hosts.empty()) return fail("job.hosts: required (Slurm compact form, e.g. node[001-004])");
+  if (!base::ExpandHostList(hosts, &s.hosts)) return fail("job.hosts: malformed host list '" + hosts + "'");
+  if (s.hosts.size() > 4096) return fail("job.hosts: more than 4096 hosts");
+  std::set<std::string> unique(s.hosts.begin(), s.hosts.end());
+  if (unique.size() != s.hosts.size()) return fail("job.hosts: duplicate host names");
+  for (const auto& h : s.hosts)
+    if (h.find('/') != std::string::npos) return fail("job.hosts: host names must not contain '/'");
+  if (s.gpus_per_node < 1 || s.gpus_per_node > 16) return fail("job.gpus_per_node: must be 1..16");
+  if (start.empty() || !ParseIsoTime(start, &s.start)) return fail("job.start: expected YYYY-MM-DDTHH:MM:SSZ");
+  if (anchor_step >= 0) {
+    if (!ParseIsoTime(anchor_time, &s.anchor_time)) return fail("job.anchor_time: expected YYYY-MM-DDTHH:MM:SSZ");
+    s.has_anchor = true;
+    s.anchor_step = anchor_step;
+  }
+  if (s.dtype != "bf16" && s.dtype != "fp8") return fail("job.dtype: expected bf16 or fp8");
+  if (s.JobName().size() > 243) return fail("job: the job name would exceed 243 bytes");
+  return true;
+}
+
+bool ParseJobSection(YAML::Node& root, Scenario& s, std::string* msg) {
+  const YAML::Node job = root["job"];
+  if (!job || !job.IsMap()) {
+    *msg = "job: required map";
+    return false;
+  }
+  MapReader r(job, "job");
+  std::string hosts, start, anchor_time;
+  int64_t anchor_step = -1;
+  if (!(r.Get("id", &s.job_id) && r.Get("model", &s.model) && r.Get("alias", &s.alias) &&
+        r.Get("exp_tag", &s.exp_tag) && r.Get("passthrough", &s.passthrough) && r.Get("hosts", &hosts) &&
+        r.Get("gpus_per_node", &s.gpus_per_node) && r.Get("start", &start) &&
+        r.Get("anchor_step", &anchor_step) && r.Get("anchor_time", &anchor_time) && r.Get("seed", &s.seed) &&
+        r.Get("ray", &s.ray) && r.Get("gpu", &s.gpu) && r.Get("dtype", &s.dtype) &&
+        r.Get("peak_tflops", &s.peak_tflops) && r.Get("jax_port", &s.jax_port) && r.Get("user", &s.user) &&
+        r.CheckUnknown())) {
+    *msg = r.error();
+    return false;
+  }
+  return CheckJob(s, hosts, start, anchor_step, anchor_time, msg);
+}
+
+bool ParseTrainingSection(YAML::Node& root, Scenario& s, std::string* msg) {
+  auto fail = [&](const std::string& m) {
+    *msg = m;
+    return false;
+  };
   if (const YAML::Node t = root["training"]) {
     MapReader r(t, "training");
     if (!(r.Get("steps", &s.steps) && r.Get("first_step", &s.first_step) && r.Get("stop_step", &s.stop_step) &&
@@ -311,7 +323,14 @@ bool ParseScenario(const std::string& yaml_text, const std::string& source, Scen
     return fail("training: compile_s and init_s must be positive");
   if (s.init_waves < 1 || s.init_waves > 20) return fail("training.init_waves: must be 1..20");
   if (!s.quantization.empty() && s.quantization != "fp8") return fail("training.quantization: expected fp8");
+  return true;
+}
 
+bool ParseHardwareSection(YAML::Node& root, Scenario& s, std::string* msg) {
+  auto fail = [&](const std::string& m) {
+    *msg = m;
+    return false;
+  };
   if (const YAML::Node hw = root["hardware"]) {
     MapReader r(hw, "hardware");
     if (!(r.Get("power_active_w", &s.power_active_w) && r.Get("power_busywait_w", &s.power_busywait_w) &&
@@ -321,24 +340,43 @@ bool ParseScenario(const std::string& yaml_text, const std::string& source, Scen
   }
   if (s.nics < 0 || s.nics > 16) return fail("hardware.nics: must be 0..16");
   if (s.scrape_interval_s < 1 || s.scrape_interval_s > 600) return fail("hardware.scrape_interval_s: must be 1..600");
+  return true;
+}
 
+// The hosts, tasks and GPUs fault `i` names exist in the job.
+bool CheckFaultTargets(const Scenario& s, const Fault& f, size_t i, std::string* msg) {
+  auto fail = [&](const std::string& m) {
+    *msg = m;
+    return false;
+  };
+  for (const auto& h : f.hosts) {
+    bool found = false;
+    for (const auto& jh : s.hosts) found = found || jh == h;
+    if (!found) return fail("faults[" + std::to_string(i) + "].hosts: '" + h + "' is not in job.hosts");
+  }
+  for (int task : f.tasks)
+    if (task < 0 || task >= static_cast<int>(s.hosts.size()))
+      return fail("faults[" + std::to_string(i) + "].tasks: task " + std::to_string(task) + " does not exist");
+  for (int g : f.gpus)
+    if (g < 0 || g >= s.gpus_per_node)
+      return fail("faults[" + std::to_string(i) + "].gpus: GPU " + std::to_string(g) + " does not exist");
+  return true;
+}
+
+bool ParseFaultsSection(YAML::Node& root, Scenario& s, std::string* msg) {
   if (const YAML::Node faults = root["faults"]) {
-    if (!faults.IsSequence()) return fail("faults: expected a list");
+    if (!faults.IsSequence()) {
+      *msg = "faults: expected a list";
+      return false;
+    }
     for (size_t i = 0; i < faults.size(); ++i) {
       Fault f;
       std::string err;
-      if (!ParseFault(faults[i], i, &f, &err)) return fail(err);
-      for (const auto& h : f.hosts) {
-        bool found = false;
-        for (const auto& jh : s.hosts) found = found || jh == h;
-        if (!found) return fail("faults[" + std::to_string(i) + "].hosts: '" + h + "' is not in job.hosts");
+      if (!ParseFault(faults[i], i, &f, &err)) {
+        *msg = err;
+        return false;
       }
-      for (int task : f.tasks)
-        if (task < 0 || task >= static_cast<int>(s.hosts.size()))
-          return fail("faults[" + std::to_string(i) + "].tasks: task " + std::to_string(task) + " does not exist");
-      for (int g : f.gpus)
-        if (g < 0 || g >= s.gpus_per_node)
-          return fail("faults[" + std::to_string(i) + "].gpus: GPU " + std::to_string(g) + " does not exist");
+      if (!CheckFaultTargets(s, f, i, msg)) return false;
       s.faults.push_back(f);
     }
   }
@@ -353,7 +391,36 @@ bool ParseScenario(const std::string& yaml_text, const std::string& source, Scen
         break;
     }
   }
-  if (terminal > 1) return fail("faults: at most one fault may end the job (hang, oom, nccl_timeout, heartbeat, node_fail, cancel, time_limit)");
+  if (terminal > 1) {
+    *msg = "faults: at most one fault may end the job (hang, oom, nccl_timeout, heartbeat, node_fail, cancel, time_limit)";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool ParseScenario(const std::string& yaml_text, const std::string& source, Scenario* out,
+                   std::string* error) {
+  const std::string prefix = source.empty() ? "" : source + ": ";
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    *error = prefix + "invalid YAML: " + e.what();
+    return false;
+  }
+  if (!root.IsMap()) {
+    *error = prefix + "expected a map with job, training, hardware and faults";
+    return false;
+  }
+  Scenario s;
+  std::string msg;
+  if (!CheckTopLevelKeys(root, &msg) || !ParseJobSection(root, s, &msg) || !ParseTrainingSection(root, s, &msg) ||
+      !ParseHardwareSection(root, s, &msg) || !ParseFaultsSection(root, s, &msg)) {
+    *error = prefix + msg;
+    return false;
+  }
   *out = std::move(s);
   return true;
 }

@@ -75,11 +75,12 @@ double Timeline::StepEnd(int64_t step) const {
   return steps[static_cast<size_t>(step - steps.front().step)].end;
 }
 
-Timeline BuildTimeline(const Scenario& s) {
-  Timeline tl;
+namespace {
+
+// Stage durations grow a little with the node count, as srun fan-out does.
+void PlaceStages(const Scenario& s, Timeline& tl) {
   const uint64_t seed = s.seed;
   const double n = static_cast<double>(s.hosts.size());
-  // Stage durations grow a little with the node count, as srun fan-out does.
   double t = 0;
   tl.job_start = t;
   tl.preflight_begin = t + 1;
@@ -92,8 +93,10 @@ Timeline BuildTimeline(const Scenario& s) {
   tl.memstats = tl.train_begin + s.init_s;
   tl.restore_end = tl.memstats + (s.first_step > 0 ? s.restore_s : 0);
   tl.metrics_start = tl.train_begin + 8;
+}
 
-  // Where does training stop, and why?
+// The last fault of the scenario that stops training (nullptr when none does).
+const Fault* TerminalFault(const Scenario& s) {
   const Fault* terminal = nullptr;
   for (const auto& f : s.faults) {
     switch (f.kind) {
@@ -105,6 +108,11 @@ Timeline BuildTimeline(const Scenario& s) {
         break;
     }
   }
+  return terminal;
+}
+
+// The last step that completes.
+int64_t LastCompletedStep(const Scenario& s, const Fault* terminal) {
   int64_t last = s.LastPlannedStep();
   if (terminal) {
     switch (terminal->kind) {
@@ -116,10 +124,36 @@ Timeline BuildTimeline(const Scenario& s) {
         break;
     }
   }
+  return last;
+}
 
+// Loss, norms, learning rate and the MoE load-balancing loss of `step`.
+void FillTrainingMetrics(const Scenario& s, int64_t step, int64_t lb_step, StepRecord& r) {
+  const uint64_t seed = s.seed;
+  const uint64_t i = static_cast<uint64_t>(step);
+  const double tau = std::max(60.0, static_cast<double>(s.steps) * 0.15);
+  r.loss = s.loss_end + (s.loss_start - s.loss_end) * std::exp(-static_cast<double>(step) / tau) +
+           0.03 * Symmetric(seed, kStreamLoss, i);
+  r.grad_norm = 0.25 + 1.5 * std::exp(-static_cast<double>(step) / tau) + 0.04 * Uniform(seed, kStreamNorm, i);
+  r.raw_grad_norm = r.grad_norm * 1.07;
+  r.param_norm = 1800 + 0.05 * static_cast<double>(step);
+  r.learning_rate = LearningRate(step, s.steps);
+  if (s.moe) {
+    r.moe_lb_loss = 0.0101 + 0.0004 * Symmetric(seed, kStreamLoss + 1, i);
+    if (lb_step >= 0 && step >= lb_step) {
+      const Fault* f = s.Find(FaultKind::kMoeLbSpike);
+      const double since = static_cast<double>(step - lb_step);
+      r.moe_lb_loss += (f->lb_peak - 0.0101) * std::exp(-since / 25.0) + 0.004 * (1 - std::exp(-since / 25.0));
+    }
+  }
+}
+
+// The steps from s.first_step to `last`, back to back from the end of the restore.
+void PlaceSteps(const Scenario& s, int64_t last, Timeline& tl) {
+  const uint64_t seed = s.seed;
   const double tokens = static_cast<double>(s.per_device_batch_size) * s.max_target_length;
   const double peak = s.PeakTflops();
-  t = tl.restore_end;
+  double t = tl.restore_end;
   bool pending_checkpoint = false;
   const int64_t lb_step = s.Find(FaultKind::kMoeLbSpike) ? s.Find(FaultKind::kMoeLbSpike)->step : -1;
   for (int64_t step = s.first_step; step <= last; ++step) {
@@ -140,21 +174,7 @@ Timeline BuildTimeline(const Scenario& s) {
     r.tgs = tokens / r.seconds;
     r.tflops = r.tgs * s.flops_per_token / 1e12;
     r.mfu = peak > 0 ? r.tflops / peak * 100 : 0;
-    const double tau = std::max(60.0, static_cast<double>(s.steps) * 0.15);
-    r.loss = s.loss_end + (s.loss_start - s.loss_end) * std::exp(-static_cast<double>(step) / tau) +
-             0.03 * Symmetric(seed, kStreamLoss, i);
-    r.grad_norm = 0.25 + 1.5 * std::exp(-static_cast<double>(step) / tau) + 0.04 * Uniform(seed, kStreamNorm, i);
-    r.raw_grad_norm = r.grad_norm * 1.07;
-    r.param_norm = 1800 + 0.05 * static_cast<double>(step);
-    r.learning_rate = LearningRate(step, s.steps);
-    if (s.moe) {
-      r.moe_lb_loss = 0.0101 + 0.0004 * Symmetric(seed, kStreamLoss + 1, i);
-      if (lb_step >= 0 && step >= lb_step) {
-        const Fault* f = s.Find(FaultKind::kMoeLbSpike);
-        const double since = static_cast<double>(step - lb_step);
-        r.moe_lb_loss += (f->lb_peak - 0.0101) * std::exp(-since / 25.0) + 0.004 * (1 - std::exp(-since / 25.0));
-      }
-    }
+    FillTrainingMetrics(s, step, lb_step, r);
     if (s.checkpoint_period > 0 && step % s.checkpoint_period == 0 && (s.first_step == 0 || step > s.first_step)) {
       r.checkpoint_after = true;
       pending_checkpoint = true;
@@ -162,90 +182,102 @@ Timeline BuildTimeline(const Scenario& s) {
     tl.steps.push_back(r);
     t = r.end;
   }
-  const double last_end = tl.steps.empty() ? tl.restore_end : tl.steps.back().end;
+}
 
-  auto finish_failed = [&](double crash, int code, const std::string& why) {
-    tl.crash_time = crash;
-    tl.train_end = crash + 4;
-    tl.job_end = tl.train_end + 2;
-    tl.outcome = Outcome::kFailed;
-    tl.exit_code = code;
-    tl.stage_failure = why;
-  };
-  if (!terminal) {
-    if (s.running) {
-      tl.outcome = Outcome::kRunning;
-      tl.has_summary = false;
-      tl.train_end = last_end;
-      tl.job_end = last_end;
-    } else {
-      tl.outcome = Outcome::kCompleted;
-      tl.train_end = last_end + 12;
-      tl.job_end = tl.train_end + 2;
-    }
+void FinishFailed(Timeline& tl, double crash, int code, const std::string& why) {
+  tl.crash_time = crash;
+  tl.train_end = crash + 4;
+  tl.job_end = tl.train_end + 2;
+  tl.outcome = Outcome::kFailed;
+  tl.exit_code = code;
+  tl.stage_failure = why;
+}
+
+// No fault stops training: it still runs, or it completed.
+void FinishWithoutFault(const Scenario& s, double last_end, Timeline& tl) {
+  if (s.running) {
+    tl.outcome = Outcome::kRunning;
+    tl.has_summary = false;
+    tl.train_end = last_end;
+    tl.job_end = last_end;
   } else {
-    const Fault& f = *terminal;
-    switch (f.kind) {
-      case FaultKind::kHang:
-        tl.busy_wait_start = last_end;
-        if (f.then == "cancel") {
-          tl.crash_time = last_end + f.duration_s;
-          tl.train_end = tl.crash_time + 3;
-          tl.job_end = tl.train_end + 1;
-          tl.outcome = Outcome::kCancelled;
-          tl.exit_code = 143;
-          tl.stage_failure = "CANCELLED (scancel / SIGTERM)";
-        } else {
-          tl.outcome = Outcome::kHanging;
-          tl.has_summary = false;
-          tl.train_end = last_end + f.duration_s;
-          tl.job_end = last_end;  // nothing is written to the log while it hangs
-        }
-        break;
-      case FaultKind::kOom: {
-        // During compile when the fault names the first step; otherwise mid-step.
-        const double crash = tl.steps.empty() ? tl.restore_end + s.compile_s * 0.55
-                                              : last_end + 0.5 * tl.steps.back().seconds;
-        finish_failed(crash, 1, "Training FAILED (exit=1)");
-        break;
-      }
-      case FaultKind::kNcclTimeout:
-        tl.busy_wait_start = last_end;
-        finish_failed(last_end + f.timeout_s, 1, "Training FAILED (exit=1)");
-        break;
-      case FaultKind::kHeartbeat:
-        if (f.real_death) {
-          tl.heartbeat_stop = last_end + 5;
-          tl.busy_wait_start = tl.heartbeat_stop;
-          finish_failed(tl.heartbeat_stop + f.timeout_s, 134, "Training FAILED (exit=134)");
-        } else {
-          const double crash = last_end + f.crash_delay_s;
-          tl.heartbeat_stop = crash - f.timeout_s;
-          finish_failed(crash, 134, "Training FAILED (exit=134)");
-        }
-        break;
-      case FaultKind::kNodeFail: {
-        const double step_s = tl.steps.empty() ? 10 : tl.steps.back().seconds;
-        tl.node_death = last_end + 0.4 * step_s;
-        finish_failed(tl.node_death + 3, f.exit_code, "Training FAILED (exit=" + std::to_string(f.exit_code) + ")");
-        break;
-      }
-      case FaultKind::kCancel:
-      case FaultKind::kTimeLimit:
-        tl.crash_time = last_end + 0.3 * (tl.steps.empty() ? 10 : tl.steps.back().seconds);
-        tl.train_end = tl.crash_time + 3;
-        tl.job_end = tl.train_end + 1;
-        tl.outcome = Outcome::kCancelled;
-        tl.exit_code = 143;
-        tl.stage_failure = "CANCELLED (scancel / SIGTERM)";
-        break;
-      default:
-        break;
-    }
+    tl.outcome = Outcome::kCompleted;
+    tl.train_end = last_end + 12;
+    tl.job_end = tl.train_end + 2;
   }
-  tl.metrics_end = tl.outcome == Outcome::kHanging ? tl.train_end : tl.job_end;
+}
 
-  // Place the whole timeline in absolute time.
+void FinishHang(const Fault& f, double last_end, Timeline& tl) {
+  tl.busy_wait_start = last_end;
+  if (f.then == "cancel") {
+    tl.crash_time = last_end + f.duration_s;
+    tl.train_end = tl.crash_time + 3;
+    tl.job_end = tl.train_end + 1;
+    tl.outcome = Outcome::kCancelled;
+    tl.exit_code = 143;
+    tl.stage_failure = "CANCELLED (scancel / SIGTERM)";
+  } else {
+    tl.outcome = Outcome::kHanging;
+    tl.has_summary = false;
+    tl.train_end = last_end + f.duration_s;
+    tl.job_end = last_end;  // nothing is written to the log while it hangs
+  }
+}
+
+void FinishHeartbeat(const Fault& f, double last_end, Timeline& tl) {
+  if (f.real_death) {
+    tl.heartbeat_stop = last_end + 5;
+    tl.busy_wait_start = tl.heartbeat_stop;
+    FinishFailed(tl, tl.heartbeat_stop + f.timeout_s, 134, "Training FAILED (exit=134)");
+  } else {
+    const double crash = last_end + f.crash_delay_s;
+    tl.heartbeat_stop = crash - f.timeout_s;
+    FinishFailed(tl, crash, 134, "Training FAILED (exit=134)");
+  }
+}
+
+// How the fault `f` that stopped training ends the job.
+void FinishAfterFault(const Scenario& s, const Fault& f, double last_end, Timeline& tl) {
+  switch (f.kind) {
+    case FaultKind::kHang:
+      FinishHang(f, last_end, tl);
+      break;
+    case FaultKind::kOom: {
+      // During compile when the fault names the first step; otherwise mid-step.
+      const double crash = tl.steps.empty() ? tl.restore_end + s.compile_s * 0.55
+                                            : last_end + 0.5 * tl.steps.back().seconds;
+      FinishFailed(tl, crash, 1, "Training FAILED (exit=1)");
+      break;
+    }
+    case FaultKind::kNcclTimeout:
+      tl.busy_wait_start = last_end;
+      FinishFailed(tl, last_end + f.timeout_s, 1, "Training FAILED (exit=1)");
+      break;
+    case FaultKind::kHeartbeat:
+      FinishHeartbeat(f, last_end, tl);
+      break;
+    case FaultKind::kNodeFail: {
+      const double step_s = tl.steps.empty() ? 10 : tl.steps.back().seconds;
+      tl.node_death = last_end + 0.4 * step_s;
+      FinishFailed(tl, tl.node_death + 3, f.exit_code, "Training FAILED (exit=" + std::to_string(f.exit_code) + ")");
+      break;
+    }
+    case FaultKind::kCancel:
+    case FaultKind::kTimeLimit:
+      tl.crash_time = last_end + 0.3 * (tl.steps.empty() ? 10 : tl.steps.back().seconds);
+      tl.train_end = tl.crash_time + 3;
+      tl.job_end = tl.train_end + 1;
+      tl.outcome = Outcome::kCancelled;
+      tl.exit_code = 143;
+      tl.stage_failure = "CANCELLED (scancel / SIGTERM)";
+      break;
+    default:
+      break;
+  }
+}
+
+// Place the whole timeline in absolute time.
+void ShiftToAbsoluteTime(const Scenario& s, Timeline& tl) {
   double shift = s.start;
   if (s.has_anchor) {
     for (const auto& r : tl.steps)
@@ -263,6 +295,21 @@ Timeline BuildTimeline(const Scenario& s) {
     r.start += shift;
     r.end += shift;
   }
+}
+
+}  // namespace
+
+Timeline BuildTimeline(const Scenario& s) {
+  Timeline tl;
+  PlaceStages(s, tl);
+  // Where does training stop, and why?
+  const Fault* terminal = TerminalFault(s);
+  PlaceSteps(s, LastCompletedStep(s, terminal), tl);
+  const double last_end = tl.steps.empty() ? tl.restore_end : tl.steps.back().end;
+  if (!terminal) FinishWithoutFault(s, last_end, tl);
+  else FinishAfterFault(s, *terminal, last_end, tl);
+  tl.metrics_end = tl.outcome == Outcome::kHanging ? tl.train_end : tl.job_end;
+  ShiftToAbsoluteTime(s, tl);
   return tl;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "launcher/launch/plan.h"
 #include "launcher/launch/submit.h"
@@ -34,14 +35,16 @@ bool ParseInt(const std::string& s, int* out) {
   }
 }
 
-}  // namespace
-
-int RunSubmit(const std::vector<std::string>& args) {
+struct SubmitArgs {
   launch::PlanRequest req;
   std::optional<std::string> workspace, config, models;
   bool dry_run = false, json = false, yes = false;
-  std::string timeouts = std::getenv("STAGE_TIMEOUTS") ? std::getenv("STAGE_TIMEOUTS") : "";
-  if (const char* v = std::getenv("MT_SLURM_PACK_TASKS"); v && std::string(v) == "1") req.pack_tasks = true;
+  std::string timeouts;   // stage:seconds,… (STAGE_TIMEOUTS, then each --stage-timeout)
+};
+
+// Reads the command line into `s`; an exit code when it is not usable.
+std::optional<int> ParseSubmitArgs(const std::vector<std::string>& args, SubmitArgs& s) {
+  launch::PlanRequest& req = s.req;
   size_t i = 0;
   auto value = [&](const std::string& flag, std::string* out) {
     const std::string& a = args[i];
@@ -59,16 +62,16 @@ int RunSubmit(const std::vector<std::string>& args) {
         req.passthrough.assign(args.begin() + static_cast<long>(i) + 1, args.end());
         break;
       }
-      if (a == "--dry-run") dry_run = true;
-      else if (a == "--json") json = true;
-      else if (a == "--yes" || a == "-y") yes = true;
+      if (a == "--dry-run") s.dry_run = true;
+      else if (a == "--json") s.json = true;
+      else if (a == "--yes" || a == "-y") s.yes = true;
       else if (a == "--observe") req.observe = true;
       else if (a == "--pack-tasks") req.pack_tasks = true;
       else if (value("--backend", &v)) req.backend = v;
-      else if (value("--workspace", &v)) workspace = v;
-      else if (value("--config", &v)) config = v;
-      else if (value("--models", &v)) models = v;
-      else if (value("--stage-timeout", &v)) timeouts += (timeouts.empty() ? "" : ",") + v;
+      else if (value("--workspace", &v)) s.workspace = v;
+      else if (value("--config", &v)) s.config = v;
+      else if (value("--models", &v)) s.models = v;
+      else if (value("--stage-timeout", &v)) s.timeouts += (s.timeouts.empty() ? "" : ",") + v;
       else if (value("--exporter-port", &v)) {
         if (!ParseInt(v, &req.exporter_port) || req.exporter_port < 1 || req.exporter_port > 65535)
           return Usage("--exporter-port needs a port number");
@@ -90,7 +93,11 @@ int RunSubmit(const std::vector<std::string>& args) {
   } catch (const std::invalid_argument& e) {
     return Usage(e.what());
   }
-  if (req.model_spec.empty()) return Usage("a model name is required");
+  return std::nullopt;
+}
+
+// stage:seconds,… ("none": no timeout) into req.stage_timeouts; an exit code when malformed.
+std::optional<int> ParseStageTimeouts(const std::string& timeouts, launch::PlanRequest& req) {
   for (size_t s = 0; !timeouts.empty() && s != std::string::npos;) {
     const size_t comma = timeouts.find(',', s);
     const std::string item = timeouts.substr(s, comma == std::string::npos ? std::string::npos : comma - s);
@@ -102,54 +109,36 @@ int RunSubmit(const std::vector<std::string>& args) {
     req.stage_timeouts[item.substr(0, colon)] = secs;
     s = comma == std::string::npos ? comma : comma + 1;
   }
+  return std::nullopt;
+}
 
-  Config cfg;
-  try {
-    cfg = ResolveConfig(config, workspace);
-  } catch (const std::exception& e) {
-    std::cerr << "mt submit: " << e.what() << "\n";
-    return kExitFailed;
+void PrintDryRun(const launch::Plan& plan, bool json) {
+  if (json) {
+    nlohmann::json out = {{"plan", plan.ToJson()}, {"submitted", false}, {"files", launch::PlanFiles(plan)}};
+    std::cout << out.dump() << "\n";
+  } else {
+    std::cout << launch::DescribePlan(plan) << "(dry run: nothing was submitted)\n";
   }
-  req.workspace = cfg.workspace;
-  req.models_dir = models ? std::filesystem::path(*models) : launch::DefaultModelsDir();
-  req.repo_dir = std::filesystem::absolute(req.models_dir).parent_path().parent_path();
-  launch::ResolveBinaries(&req);
+}
 
-  launch::Plan plan;
-  if (auto e = launch::BuildPlan(req, &plan); !e.empty()) {
-    std::cerr << "mt submit: " << e << "\nnothing was submitted\n";
-    return kExitFailed;
+// Asks on the terminal; false (said on stderr) when there is none or the answer is not yes.
+bool Confirmed(const launch::Plan& plan) {
+  if (!isatty(STDIN_FILENO)) {
+    std::cerr << launch::DescribePlan(plan)
+              << "mt submit: no terminal to confirm on and no --yes; nothing was submitted\n";
+    return false;
   }
-  if (dry_run) {
-    if (json) {
-      nlohmann::json out = {{"plan", plan.ToJson()}, {"submitted", false}, {"files", launch::PlanFiles(plan)}};
-      std::cout << out.dump() << "\n";
-    } else {
-      std::cout << launch::DescribePlan(plan) << "(dry run: nothing was submitted)\n";
-    }
-    return kExitOk;
+  std::cerr << launch::DescribePlan(plan) << "Submit this job? [y/N] " << std::flush;
+  std::string answer;
+  std::getline(std::cin, answer);
+  if (answer != "y" && answer != "Y" && answer != "yes") {
+    std::cerr << "mt submit: not confirmed; nothing was submitted\n";
+    return false;
   }
-  if (!yes) {
-    if (!isatty(STDIN_FILENO)) {
-      std::cerr << launch::DescribePlan(plan)
-                << "mt submit: no terminal to confirm on and no --yes; nothing was submitted\n";
-      return kExitFailed;
-    }
-    std::cerr << launch::DescribePlan(plan) << "Submit this job? [y/N] " << std::flush;
-    std::string answer;
-    std::getline(std::cin, answer);
-    if (answer != "y" && answer != "Y" && answer != "yes") {
-      std::cerr << "mt submit: not confirmed; nothing was submitted\n";
-      return kExitFailed;
-    }
-  }
-  std::vector<std::string> cmd = {"mt", "submit"};
-  cmd.insert(cmd.end(), args.begin(), args.end());
-  launch::SubmitResult r;
-  if (auto e = launch::Submit(plan, cmd, &r); !e.empty()) {
-    std::cerr << "mt submit: " << e << "\nnothing was submitted (no artifact or job directory left behind)\n";
-    return kExitFailed;
-  }
+  return true;
+}
+
+void PrintSubmitted(const launch::Plan& plan, const launch::SubmitResult& r, bool json) {
   if (json) {
     nlohmann::json out = {{"plan", plan.ToJson()},         {"submitted", true},           {"job_id", r.job_id},
                           {"job_dir", r.job_dir.string()}, {"log", r.log.string()}, {"artifact", r.artifact.string()}};
@@ -159,6 +148,49 @@ int RunSubmit(const std::vector<std::string>& args) {
               << "  log:      " << r.log.string() << "\n  job dir:  " << r.job_dir.string()
               << "\n  artifact: " << r.artifact.string() << "\n";
   }
+}
+
+}  // namespace
+
+int RunSubmit(const std::vector<std::string>& args) {
+  SubmitArgs s;
+  launch::PlanRequest& req = s.req;
+  s.timeouts = std::getenv("STAGE_TIMEOUTS") ? std::getenv("STAGE_TIMEOUTS") : "";
+  if (const char* v = std::getenv("MT_SLURM_PACK_TASKS"); v && std::string(v) == "1") req.pack_tasks = true;
+  if (std::optional<int> code = ParseSubmitArgs(args, s)) return *code;
+  if (req.model_spec.empty()) return Usage("a model name is required");
+  if (std::optional<int> code = ParseStageTimeouts(s.timeouts, req)) return *code;
+
+  Config cfg;
+  try {
+    cfg = ResolveConfig(s.config, s.workspace);
+  } catch (const std::exception& e) {
+    std::cerr << "mt submit: " << e.what() << "\n";
+    return kExitFailed;
+  }
+  req.workspace = cfg.workspace;
+  req.models_dir = s.models ? std::filesystem::path(*s.models) : launch::DefaultModelsDir();
+  req.repo_dir = std::filesystem::absolute(req.models_dir).parent_path().parent_path();
+  launch::ResolveBinaries(&req);
+
+  launch::Plan plan;
+  if (auto e = launch::BuildPlan(req, &plan); !e.empty()) {
+    std::cerr << "mt submit: " << e << "\nnothing was submitted\n";
+    return kExitFailed;
+  }
+  if (s.dry_run) {
+    PrintDryRun(plan, s.json);
+    return kExitOk;
+  }
+  if (!s.yes && !Confirmed(plan)) return kExitFailed;
+  std::vector<std::string> cmd = {"mt", "submit"};
+  cmd.insert(cmd.end(), args.begin(), args.end());
+  launch::SubmitResult r;
+  if (auto e = launch::Submit(plan, cmd, &r); !e.empty()) {
+    std::cerr << "mt submit: " << e << "\nnothing was submitted (no artifact or job directory left behind)\n";
+    return kExitFailed;
+  }
+  PrintSubmitted(plan, r, s.json);
   return kExitOk;
 }
 

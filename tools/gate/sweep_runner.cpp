@@ -45,27 +45,30 @@ std::string Fixed1(double v) {
   return buf;
 }
 
-}  // namespace
-
-fs::path StateModelsDir(const SweepState& state) {
-  std::error_code ec;
-  if (fs::is_directory(state.dir / "configs" / "models", ec)) return fs::absolute(state.dir / "configs" / "models");
-  if (fs::is_directory(state.dir, ec))
-    for (const auto& e : fs::directory_iterator(state.dir, ec))
-      if (e.path().extension() == ".yml") return fs::absolute(state.dir);
-  throw std::runtime_error("code state '" + state.name + "' (" + state.dir.string() +
-                           "): neither configs/models/ nor a directory of model *.yml files");
+void Say(const SweepEnv& env, const std::string& line) {
+  if (env.progress) env.progress(line);
 }
 
-std::string RunSweep(const SweepSpec& spec, const std::vector<SweepState>& states, const SweepEnv& env,
-                     std::vector<SweepResult>* results) {
-  auto say = [&](const std::string& line) {
-    if (env.progress) env.progress(line);
-  };
-  const Actor requester{env.requester, "ci"};
+launch::PlanRequest RequestFor(const SweepSpec& spec, const SweepRun& run, int nodes, const SweepState& state,
+                               const fs::path& models, const SweepEnv& env) {
+  launch::PlanRequest req;
+  req.model_spec = run.model + ":" + spec.name + "-" + state.name;
+  req.backend = spec.backend;
+  req.nodes = nodes;
+  req.scheduler_args = spec.scheduler_args;
+  req.passthrough = spec.passthrough;
+  req.passthrough.insert(req.passthrough.end(), run.passthrough.begin(), run.passthrough.end());
+  req.workspace = env.approval.workspace;
+  req.models_dir = models;
+  req.repo_dir = state.dir;
+  if (const char* v = std::getenv("MT_SLURM_PACK_TASKS"); v && std::string(v) == "1") req.pack_tasks = true;
+  launch::ResolveBinaries(&req);
+  return req;
+}
 
-  // 1. Every plan first: a spec error or a policy refusal stops the sweep before any job runs.
-  std::vector<Pending> runs;
+// 1. Every plan first: a spec error or a policy refusal stops the sweep before any job runs.
+std::string PlanEveryRun(const SweepSpec& spec, const std::vector<SweepState>& states, const SweepEnv& env,
+                         std::vector<Pending>* runs) {
   for (const auto& state : states) {
     fs::path models;
     try {
@@ -75,18 +78,7 @@ std::string RunSweep(const SweepSpec& spec, const std::vector<SweepState>& state
     }
     for (const auto& run : spec.runs) {
       for (int nodes : run.nodes) {
-        launch::PlanRequest req;
-        req.model_spec = run.model + ":" + spec.name + "-" + state.name;
-        req.backend = spec.backend;
-        req.nodes = nodes;
-        req.scheduler_args = spec.scheduler_args;
-        req.passthrough = spec.passthrough;
-        req.passthrough.insert(req.passthrough.end(), run.passthrough.begin(), run.passthrough.end());
-        req.workspace = env.approval.workspace;
-        req.models_dir = models;
-        req.repo_dir = state.dir;
-        if (const char* v = std::getenv("MT_SLURM_PACK_TASKS"); v && std::string(v) == "1") req.pack_tasks = true;
-        launch::ResolveBinaries(&req);
+        launch::PlanRequest req = RequestFor(spec, run, nodes, state, models, env);
         Pending p;
         p.result.state = state.name;
         p.result.model = run.model;
@@ -94,10 +86,15 @@ std::string RunSweep(const SweepSpec& spec, const std::vector<SweepState>& state
         if (auto e = launch::BuildPlan(req, &p.plan); !e.empty())
           return "cannot plan " + Label(p.result) + ": " + e + "; nothing was submitted";
         p.decision = approval::EvaluatePolicy(env.approval.policy, "ci", p.plan);
-        runs.push_back(std::move(p));
+        runs->push_back(std::move(p));
       }
     }
   }
+  return "";
+}
+
+// The runs the ci policy refuses, each refusal audited; "" when it allows them all.
+std::string RefuseDisallowed(const std::vector<Pending>& runs, const SweepEnv& env, const Actor& requester) {
   std::string refused;
   for (const auto& p : runs) {
     if (p.decision.allowed) continue;
@@ -106,9 +103,12 @@ std::string RunSweep(const SweepSpec& spec, const std::vector<SweepState>& state
     refused += "\n  " + why;
   }
   if (!refused.empty()) return "the ci policy refuses these runs, so nothing was submitted:" + refused;
+  return "";
+}
 
-  // 2. Record, approve (by the policy, audited) and submit each plan through the gate.
-  const auto started = std::chrono::steady_clock::now();
+// 2. Record, approve (by the policy, audited) and submit each plan through the gate.
+std::string SubmitEveryRun(const SweepSpec& spec, const SweepEnv& env, const Actor& requester,
+                           std::vector<Pending>& runs) {
   for (auto& p : runs) {
     approval::PlanRecord rec;
     rec.kind = "submit";
@@ -126,76 +126,118 @@ std::string RunSweep(const SweepSpec& spec, const std::vector<SweepState>& state
       p.result.status = "error";
       p.result.detail = "submit failed: " + (e.empty() ? rec.error : e);
       p.done = true;
-      say(Label(p.result) + ": " + p.result.detail);
+      Say(env, Label(p.result) + ": " + p.result.detail);
       continue;
     }
     p.result.job_id = rec.job_id;
-    say("submitted " + Label(p.result) + " as job " + rec.job_id + " (plan " + rec.id.substr(0, 8) + ", " +
-        p.decision.Explain() + ")");
+    Say(env, "submitted " + Label(p.result) + " as job " + rec.job_id + " (plan " + rec.id.substr(0, 8) + ", " +
+                 p.decision.Explain() + ")");
   }
+  return "";
+}
 
-  // 3. Wait for every job, measuring each as it ends.
+// A job that ended: failed unless COMPLETED, else its steady TGS measured from its log.
+void MeasureEndedRun(const SweepSpec& spec, const std::string& state, const nlohmann::json& st, Pending& p) {
+  if (state != "COMPLETED") {
+    p.result.status = "failed";
+    p.result.detail = "job " + p.result.job_id + " ended " + state +
+                      (st.contains("exit_code") && !st["exit_code"].is_null() ? " (exit " + st["exit_code"].dump() + ")" : "");
+    return;
+  }
+  try {
+    SteadyTgs tgs = SteadyTgsOfLog(p.log, spec.warmup_steps);
+    if (!tgs.ok) {
+      p.result.status = "error";
+      p.result.detail = "job " + p.result.job_id + " completed but its log has no step with Tokens/s/device after warm-up";
+    } else {
+      p.result.status = "ok";
+      p.result.tgs = tgs.mean;
+      p.result.tgs_std = tgs.std;
+      p.result.steps = tgs.steps;
+      p.result.detail = p.log.string();
+    }
+  } catch (const std::exception& e) {
+    p.result.status = "error";
+    p.result.detail = std::string("cannot measure the log: ") + e.what();
+  }
+}
+
+// One look at a job still running; measures it when it has ended (then --*left).
+void PollRun(const SweepSpec& spec, const SweepEnv& env, size_t total, Pending& p, size_t* left) {
+  nlohmann::json st;
+  std::string state = "UNKNOWN";
+  if (launch::JobStatus(env.approval.workspace, p.result.job_id, &st).empty()) {
+    state = st.value("state", "UNKNOWN");
+    if (st.contains("log") && st["log"].is_string()) p.log = st["log"].get<std::string>();
+  }
+  if (state != p.last_state) {
+    p.last_state = state;
+    if (Running(state)) Say(env, Label(p.result) + " job " + p.result.job_id + ": " + state);
+  }
+  if (Running(state)) return;
+  p.done = true;
+  --*left;
+  MeasureEndedRun(spec, state, st, p);
+  Say(env, Label(p.result) + " job " + p.result.job_id + ": " + state +
+               (p.result.status == "ok" ? ", steady TGS " + Fixed1(p.result.tgs) + " over " + std::to_string(p.result.steps) + " steps"
+                                        : " — " + p.result.detail) +
+               " (" + std::to_string(total - *left) + "/" + std::to_string(total) + " done)");
+}
+
+// The sweep's time is up: cancel every job still running.
+void CancelUnfinished(const SweepSpec& spec, const SweepEnv& env, std::vector<Pending>& runs) {
+  for (auto& p : runs) {
+    if (p.done) continue;
+    std::string msg;
+    launch::CancelJob(env.approval.workspace, p.result.job_id, &msg);
+    p.result.status = "timeout";
+    p.result.detail = "still " + p.last_state + " after the sweep's " + std::to_string(spec.timeout_s) + " s; cancelled";
+    p.done = true;
+    Say(env, Label(p.result) + " job " + p.result.job_id + ": " + p.result.detail);
+  }
+}
+
+// 3. Wait for every job, measuring each as it ends.
+void WaitForEveryRun(const SweepSpec& spec, const SweepEnv& env, std::chrono::steady_clock::time_point started,
+                     std::vector<Pending>& runs) {
   const auto deadline = started + std::chrono::seconds(spec.timeout_s);
   size_t left = 0;
   for (const auto& p : runs) left += p.done ? 0 : 1;
   while (left > 0) {
     for (auto& p : runs) {
       if (p.done) continue;
-      nlohmann::json st;
-      std::string state = "UNKNOWN";
-      if (launch::JobStatus(env.approval.workspace, p.result.job_id, &st).empty()) {
-        state = st.value("state", "UNKNOWN");
-        if (st.contains("log") && st["log"].is_string()) p.log = st["log"].get<std::string>();
-      }
-      if (state != p.last_state) {
-        p.last_state = state;
-        if (Running(state)) say(Label(p.result) + " job " + p.result.job_id + ": " + state);
-      }
-      if (Running(state)) continue;
-      p.done = true;
-      --left;
-      if (state != "COMPLETED") {
-        p.result.status = "failed";
-        p.result.detail = "job " + p.result.job_id + " ended " + state +
-                          (st.contains("exit_code") && !st["exit_code"].is_null() ? " (exit " + st["exit_code"].dump() + ")" : "");
-      } else {
-        try {
-          SteadyTgs tgs = SteadyTgsOfLog(p.log, spec.warmup_steps);
-          if (!tgs.ok) {
-            p.result.status = "error";
-            p.result.detail = "job " + p.result.job_id + " completed but its log has no step with Tokens/s/device after warm-up";
-          } else {
-            p.result.status = "ok";
-            p.result.tgs = tgs.mean;
-            p.result.tgs_std = tgs.std;
-            p.result.steps = tgs.steps;
-            p.result.detail = p.log.string();
-          }
-        } catch (const std::exception& e) {
-          p.result.status = "error";
-          p.result.detail = std::string("cannot measure the log: ") + e.what();
-        }
-      }
-      say(Label(p.result) + " job " + p.result.job_id + ": " + state +
-          (p.result.status == "ok" ? ", steady TGS " + Fixed1(p.result.tgs) + " over " + std::to_string(p.result.steps) + " steps"
-                                   : " — " + p.result.detail) +
-          " (" + std::to_string(runs.size() - left) + "/" + std::to_string(runs.size()) + " done)");
+      PollRun(spec, env, runs.size(), p, &left);
     }
     if (left == 0) break;
     if (std::chrono::steady_clock::now() > deadline) {
-      for (auto& p : runs) {
-        if (p.done) continue;
-        std::string msg;
-        launch::CancelJob(env.approval.workspace, p.result.job_id, &msg);
-        p.result.status = "timeout";
-        p.result.detail = "still " + p.last_state + " after the sweep's " + std::to_string(spec.timeout_s) + " s; cancelled";
-        p.done = true;
-        say(Label(p.result) + " job " + p.result.job_id + ": " + p.result.detail);
-      }
+      CancelUnfinished(spec, env, runs);
       break;
     }
     std::this_thread::sleep_for(std::chrono::duration<double>(env.poll_seconds));
   }
+}
+
+}  // namespace
+
+fs::path StateModelsDir(const SweepState& state) {
+  std::error_code ec;
+  if (fs::is_directory(state.dir / "configs" / "models", ec)) return fs::absolute(state.dir / "configs" / "models");
+  if (fs::is_directory(state.dir, ec))
+    for (const auto& e : fs::directory_iterator(state.dir, ec))
+      if (e.path().extension() == ".yml") return fs::absolute(state.dir);
+  throw std::runtime_error("code state '" + state.name + "' (" + state.dir.string() +
+                           "): neither configs/models/ nor a directory of model *.yml files");
+}
+
+std::string RunSweep(const SweepSpec& spec, const std::vector<SweepState>& states, const SweepEnv& env,
+                     std::vector<SweepResult>* results) {
+  const Actor requester{env.requester, "ci"};
+  std::vector<Pending> runs;
+  if (std::string e = PlanEveryRun(spec, states, env, &runs); !e.empty()) return e;
+  if (std::string e = RefuseDisallowed(runs, env, requester); !e.empty()) return e;
+  const auto started = std::chrono::steady_clock::now();
+  if (std::string e = SubmitEveryRun(spec, env, requester, runs); !e.empty()) return e;
+  WaitForEveryRun(spec, env, started, runs);
   results->clear();
   for (auto& p : runs) results->push_back(p.result);
   return "";

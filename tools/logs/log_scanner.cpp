@@ -368,8 +368,35 @@ struct LogScanner::Impl {
   void Record(std::string_view kind, std::string_view cls, const LineRef& ref);
   void Act(const LineSignature& sig, const LogLine& ll, std::string_view content, int64_t t,
            bool benign);
+  // One per line action of Act() that takes more than a line or two.
+  void ActNodeExit(const LogLine& ll, std::string_view c, int64_t t);
+  void ActSummary(std::string_view c);
+  void ActStage(const LogLine& ll, std::string_view c, int64_t t);
+  void ActConfig(std::string_view c);
+  void ActHeartbeat(const LineSignature& sig, const LogLine& ll, std::string_view c, int64_t t);
+  void ActTaskRef(const LogLine& ll, std::string_view c);
+  void ActOwnDeath(const LineSignature& sig, const LogLine& ll, std::string_view c, int64_t t);
+  void ActHeartbeatTimeout(std::string_view c);
+  void ActRcclWave(const LogLine& ll, std::string_view c);
+  void ActCheckpointSaved(const LineSignature& sig, const LogLine& ll, std::string_view c, int64_t t);
+  void ActRestore(const LineSignature& sig, const LogLine& ll, std::string_view c, int64_t t);
+  void ActPrometheus(std::string_view c);
+  void ActSlurmCancel(const LogLine& ll, std::string_view c, int64_t t);
+  void ActSrunExit(const LogLine& ll, std::string_view c, int64_t t, bool benign);
+  void ActTraceback(const LineSignature& sig, const LogLine& ll, std::string_view c, int64_t t);
+  void ActJobEnd(const LogLine& ll, std::string_view c, int64_t t);
   bool OpenContext() const;
   void Merge(const Impl& b);
+  // The parts of Merge(), in its order.
+  void MergeCountsAndEvents(const Impl& b, uint64_t L);
+  void MergeSteps(const Impl& b, uint64_t L);
+  void MergeStepRecord(const StepRecord& r, StepRecord* a);
+  void MergeRanks(const Impl& b, uint64_t L);
+  void MergeSignatures(const Impl& b, uint64_t L);
+  void MergeHeartbeats(const Impl& b, uint64_t L);
+  void MergeTracebacks(const Impl& b, uint64_t L);
+  void MergeWaves(const Impl& b, uint64_t L, uint64_t a_step_lines, int64_t a_max_step);
+  void MergeRestOfScan(const Impl& b, uint64_t L);
   int64_t Time(const LogLine& ll);
   void Tail(const char* data, size_t end, bool partial_last);
 };
@@ -390,16 +417,33 @@ void Shift(LineRef* r, uint64_t by) {
   if (r->line) r->line += by;
 }
 
+LineRef Shifted(LineRef r, uint64_t by) {
+  Shift(&r, by);
+  return r;
+}
+
 }  // namespace
 
+// Appends continuation `b` (which began where this part ended, line_no lines in) to this
+// part; each piece of state below is merged in the order it always was.
 void LogScanner::Impl::Merge(const Impl& b) {
   const uint64_t L = line_no;
   const uint64_t a_step_lines = scan.step_lines;
   const int64_t a_max_step = max_step;
-  auto shifted = [L](LineRef r) {
-    Shift(&r, L);
-    return r;
-  };
+  MergeCountsAndEvents(b, L);
+  MergeSteps(b, L);
+  MergeRanks(b, L);
+  MergeSignatures(b, L);
+  MergeHeartbeats(b, L);
+  MergeTracebacks(b, L);
+  MergeWaves(b, L, a_step_lines, a_max_step);
+  MergeRestOfScan(b, L);
+  summary_lines = b.summary_lines;
+  in_stage_table = b.in_stage_table;
+  in_long_line = b.in_long_line;
+}
+
+void LogScanner::Impl::MergeCountsAndEvents(const Impl& b, uint64_t L) {
   offset += b.offset;
   line_no += b.line_no;
   scan.bytes += b.scan.bytes;
@@ -422,6 +466,9 @@ void LogScanner::Impl::Merge(const Impl& b) {
     if (scan.node_exits.size() < 4 * kMaxListed) scan.node_exits.push_back(std::move(ne));
   }
   for (const auto& [t, c] : b.scan.task_exit_codes) scan.task_exit_codes[t] = c;
+}
+
+void LogScanner::Impl::MergeSteps(const Impl& b, uint64_t L) {
   // Steps: the same step may have lines on both sides of the split; a part read in another
   // progress format (a quoted excerpt) does not mix into the series.
   const bool other_format = !scan.step_format.empty() && !b.scan.step_format.empty() && scan.step_format != b.scan.step_format;
@@ -440,24 +487,32 @@ void LogScanner::Impl::Merge(const Impl& b) {
       scan.steps.push_back(r);
       continue;
     }
-    StepRecord& a = scan.steps[it->second];
-    if (r.rank >= 0 && (a.rank < 0 || r.rank < a.rank)) {
-      a.rank = r.rank;
-      a.seconds = r.seconds;
-      a.tflops = r.tflops;
-      a.mfu = r.mfu;
-      a.loss = r.loss;
-    }
-    a.entries += r.entries;
-    a.tgs_sum += r.tgs_sum;
-    a.tgs_n += r.tgs_n;
-    a.last_line = r.last_line;
-    if (r.first_time != kNoTime && (a.first_time == kNoTime || r.first_time < a.first_time)) a.first_time = r.first_time;
-    if (r.last_time != kNoTime && (a.last_time == kNoTime || r.last_time > a.last_time)) a.last_time = r.last_time;
+    MergeStepRecord(r, &scan.steps[it->second]);
   }
   cached_step = -1;
   scan.step_lines += b.scan.step_lines;
   max_step = std::max(max_step, b.max_step);
+}
+
+// One step seen on both sides of the split: `r` (the later part's, lines shifted) into `a`.
+void LogScanner::Impl::MergeStepRecord(const StepRecord& r, StepRecord* ap) {
+  StepRecord& a = *ap;
+  if (r.rank >= 0 && (a.rank < 0 || r.rank < a.rank)) {
+    a.rank = r.rank;
+    a.seconds = r.seconds;
+    a.tflops = r.tflops;
+    a.mfu = r.mfu;
+    a.loss = r.loss;
+  }
+  a.entries += r.entries;
+  a.tgs_sum += r.tgs_sum;
+  a.tgs_n += r.tgs_n;
+  a.last_line = r.last_line;
+  if (r.first_time != kNoTime && (a.first_time == kNoTime || r.first_time < a.first_time)) a.first_time = r.first_time;
+  if (r.last_time != kNoTime && (a.last_time == kNoTime || r.last_time > a.last_time)) a.last_time = r.last_time;
+}
+
+void LogScanner::Impl::MergeRanks(const Impl& b, uint64_t L) {
   for (size_t i = 0; i < b.rank_vec.size(); ++i) {
     if (!b.rank_seen[i]) continue;
     const RankRecord& r = b.rank_vec[i];
@@ -476,17 +531,23 @@ void LogScanner::Impl::Merge(const Impl& b) {
     }
     if (r.last_line) a.last_line = r.last_line + L;
   }
+}
+
+void LogScanner::Impl::MergeSignatures(const Impl& b, uint64_t L) {
   for (const auto& [kind, h] : b.scan.signatures) {
     SignatureHits& a = scan.signatures[kind];
     if (a.cls.empty()) a.cls = h.cls;
     a.count += h.count;
     for (const auto& r : h.first)
-      if (a.first.size() < kKeepOccurrences) a.first.push_back(shifted(r));
+      if (a.first.size() < kKeepOccurrences) a.first.push_back(Shifted(r, L));
     for (const auto& r : h.last) {
       if (a.last.size() == kKeepOccurrences) a.last.erase(a.last.begin());
-      a.last.push_back(shifted(r));
+      a.last.push_back(Shifted(r, L));
     }
   }
+}
+
+void LogScanner::Impl::MergeHeartbeats(const Impl& b, uint64_t L) {
   if (b.hb_open >= 0 && scan.heartbeats.size() + static_cast<size_t>(b.hb_open) < kMaxListed) {
     hb_open = static_cast<int>(scan.heartbeats.size()) + b.hb_open;
     hb_rank = b.hb_rank;
@@ -497,6 +558,9 @@ void LogScanner::Impl::Merge(const Impl& b) {
     if (scan.heartbeats.size() < kMaxListed) scan.heartbeats.push_back(std::move(h));
   }
   if (!scan.heartbeat_timeout_seconds) scan.heartbeat_timeout_seconds = b.scan.heartbeat_timeout_seconds;
+}
+
+void LogScanner::Impl::MergeTracebacks(const Impl& b, uint64_t L) {
   const uint64_t seq0 = scan.tracebacks_total;
   for (auto [seq, rec] : b.tracebacks) {
     Shift(&rec.start, L);
@@ -508,6 +572,11 @@ void LogScanner::Impl::Merge(const Impl& b) {
   scan.tracebacks_total += b.scan.tracebacks_total;
   pending_tb = b.pending_tb;
   for (auto& p : pending_tb) p.seq += seq0;
+}
+
+// Slurm ends and RCCL init waves; `a_step_lines` and `a_max_step` are this part's counts
+// from before the merge.
+void LogScanner::Impl::MergeWaves(const Impl& b, uint64_t L, uint64_t a_step_lines, int64_t a_max_step) {
   for (auto e : b.scan.slurm_ends) {
     Shift(&e.ref, L);
     if (scan.slurm_ends.size() < kMaxListed) scan.slurm_ends.push_back(std::move(e));
@@ -522,11 +591,14 @@ void LogScanner::Impl::Merge(const Impl& b) {
     wave_members = b.wave_members;
     step_lines_at_wave = b.step_lines_at_wave + a_step_lines;
   }
+}
+
+void LogScanner::Impl::MergeRestOfScan(const Impl& b, uint64_t L) {
   if (!scan.memstats && b.scan.memstats) {
-    scan.memstats = shifted(*b.scan.memstats);
+    scan.memstats = Shifted(*b.scan.memstats, L);
     scan.memstats_lines = b.scan.memstats_lines;
   }
-  if (!scan.barrier && b.scan.barrier) scan.barrier = shifted(*b.scan.barrier);
+  if (!scan.barrier && b.scan.barrier) scan.barrier = Shifted(*b.scan.barrier, L);
   for (int64_t c : b.scan.checkpoint_steps)
     if (scan.checkpoint_steps.size() < 100000) scan.checkpoint_steps.push_back(c);
   if (b.scan.restored_step) scan.restored_step = b.scan.restored_step;
@@ -543,21 +615,18 @@ void LogScanner::Impl::Merge(const Impl& b) {
     Shift(&e.ref, L);
     if (scan.job_ends.size() < kMaxListed) scan.job_ends.push_back(std::move(e));
   }
-  if (!scan.training_end && b.scan.training_end) scan.training_end = shifted(*b.scan.training_end);
+  if (!scan.training_end && b.scan.training_end) scan.training_end = Shifted(*b.scan.training_end, L);
   if (b.scan.tail_time != kNoTime) {
     scan.tail_time = b.scan.tail_time;
     scan.tail_time_line = b.scan.tail_time_line + L;
   }
   if (!b.scan.tail.empty()) {
     scan.tail.clear();
-    for (const auto& r : b.scan.tail) scan.tail.push_back(shifted(r));
+    for (const auto& r : b.scan.tail) scan.tail.push_back(Shifted(r, L));
   }
   if (scan.clock_layout.empty()) scan.clock_layout = b.scan.clock_layout;
   scan.clock_year_inferred |= b.scan.clock_year_inferred;
   scan.clock_anchored |= b.scan.clock_anchored;
-  summary_lines = b.summary_lines;
-  in_stage_table = b.in_stage_table;
-  in_long_line = b.in_long_line;
 }
 
 LineRef LogScanner::Impl::Ref(const LogLine& ll, std::string_view content, int64_t t) const {
@@ -869,58 +938,19 @@ bool LogScanner::Impl::Step(const LogLine& ll, std::string_view content, int64_t
 
 void LogScanner::Impl::Act(const LineSignature& sig, const LogLine& ll, std::string_view c,
                            int64_t t, bool benign) {
-  static const RE2 kStageRe(R"(== (Preflight|Docker pull|ECC check|Training) (BEGIN|END|TIMEOUT|FAILED) \(([^)]*)\))");
-  static const RE2 kNodeExitRe(R"(NODE_EXIT host=(\S+) exit=(-?\d+))");
-  static const RE2 kCancelRe(R"(CANCELLED AT (\S+)(?: DUE TO ([A-Z][A-Z ]*[A-Z]))?)");
-  static const RE2 kSrunExitRe(R"(tasks? (\d+)(?:-\d+)?: Exited with exit code (\d+))");
-  static const RE2 kConfigRe(R"(Config param ([A-Za-z0-9_.\-]+):\s*(.*))");
-  static const RE2 kTimeoutRe(R"((?i)heartbeat_timeout(?:_seconds)?["']?\s*[=:]\s*["']?(\d+))");
   switch (sig.action) {
     case LineAction::kStep:
       Step(ll, c, t);
       break;
-    case LineAction::kNodeExit: {
-      std::string host;
-      int code;
-      if (RE2::PartialMatch(c, kNodeExitRe, &host, &code) && scan.node_exits.size() < 4 * kMaxListed)
-        scan.node_exits.push_back({host, code, Ref(ll, c, t)});
+    case LineAction::kNodeExit:
+      ActNodeExit(ll, c, t);
       break;
-    }
     case LineAction::kSummary:
-      if (c.find("JOB SUMMARY") != std::string_view::npos && c.find("====") != std::string_view::npos) {
-        scan.summary = JobSummary();
-        scan.summary.present = true;
-        scan.summary.line = line_no;
-        summary_lines = 8;
-      }
+      ActSummary(c);
       break;
-    case LineAction::kStage: {
-      std::string stage, event, inner;
-      if (!RE2::PartialMatch(c, kStageRe, &stage, &event, &inner)) break;
-      StageEvent ev;
-      ev.stage = stage;
-      ev.event = event;
-      ev.line = line_no;
-      double v;
-      if (event == "BEGIN") {
-        if (NumberAfter(inner, "timeout=", 0, &v)) ev.timeout_seconds = v;
-      } else if (event == "END") {
-        if (NumberAfter(inner, "", 0, &v)) ev.elapsed_seconds = v;
-      } else if (event == "TIMEOUT") {
-        size_t slash = inner.find('/');
-        if (NumberAfter(inner, "", 0, &v)) ev.elapsed_seconds = v;
-        if (slash != std::string::npos && NumberAfter(inner, "/", 0, &v)) ev.timeout_seconds = v;
-      } else {
-        int64_t code;
-        if (IntAfter(inner, "exit=", &code)) ev.exit_code = static_cast<int>(code);
-        size_t comma = inner.find(',');
-        if (comma != std::string::npos && NumberAfter(inner, ",", 0, &v)) ev.elapsed_seconds = v;
-      }
-      if (scan.stages.size() < kMaxListed) scan.stages.push_back(ev);
-      if (event == "TIMEOUT") Record("stage_timeout", "stage_timeout", Ref(ll, c, t));
-      if (event == "FAILED") Record("stage_failed", "stage_fail", Ref(ll, c, t));
+    case LineAction::kStage:
+      ActStage(ll, c, t);
       break;
-    }
     case LineAction::kMemstats:
       if (!scan.memstats) scan.memstats = Ref(ll, c, t);
       break;
@@ -928,173 +958,57 @@ void LogScanner::Impl::Act(const LineSignature& sig, const LogLine& ll, std::str
       if (scan.memstats && scan.memstats_lines.size() < 16 && line_no - scan.memstats->line < 256)
         scan.memstats_lines.emplace_back(Trim(c).substr(0, 200));
       break;
-    case LineAction::kConfig: {
-      std::string name, value;
-      if (RE2::PartialMatch(c, kConfigRe, &name, &value) && scan.config.size() < 4096)
-        scan.config.emplace(name, std::string(Trim(value).substr(0, 512)));
+    case LineAction::kConfig:
+      ActConfig(c);
       break;
-    }
     case LineAction::kBarrier:
       if (!scan.barrier) scan.barrier = Ref(ll, c, t);
       if (RankRecord* r = Rank(ll.rank)) r->reached_barrier = true;
       break;
-    case LineAction::kHeartbeat: {
+    case LineAction::kHeartbeat:
       if (benign) break;
-      LineRef ref = Ref(ll, c, t);
-      Record(sig.kind, sig.cls, ref);
-      if (scan.heartbeats.size() < kMaxListed) {
-        HeartbeatReport rep;
-        rep.ref = ref;
-        TaskIds(c, &rep.tasks);
-        scan.heartbeats.push_back(std::move(rep));
-        hb_open = static_cast<int>(scan.heartbeats.size()) - 1;
-        hb_rank = ll.rank;
-        hb_line = line_no;
-      }
+      ActHeartbeat(sig, ll, c, t);
       break;
-    }
     case LineAction::kTaskRef:
-      if (hb_open >= 0 && ll.rank == hb_rank && line_no - hb_line <= 256) {
-        auto& tasks = scan.heartbeats[static_cast<size_t>(hb_open)].tasks;
-        std::vector<int> found;
-        TaskIds(c, &found);
-        for (int id : found)
-          if (std::find(tasks.begin(), tasks.end(), id) == tasks.end()) tasks.push_back(id);
-        hb_line = line_no;   // lists continue line after line
-      }
+      ActTaskRef(ll, c);
       break;
     case LineAction::kOwnDeath:
-      if (ll.rank >= 0 && Rank(ll.rank)) {
-        RankRecord& r = *Rank(ll.rank);
-        if (!r.own_death_line) {
-          r.own_death_line = line_no;
-          r.own_death_time = t;
-        }
-      }
-      Record(sig.kind, "", Ref(ll, c, t));
+      ActOwnDeath(sig, ll, c, t);
       break;
-    case LineAction::kHeartbeatTimeout: {
-      int64_t v;
-      if (!scan.heartbeat_timeout_seconds && RE2::PartialMatch(c, kTimeoutRe, &v) && v > 0)
-        scan.heartbeat_timeout_seconds = v;
+    case LineAction::kHeartbeatTimeout:
+      ActHeartbeatTimeout(c);
       break;
-    }
-    case LineAction::kRcclWave: {
-      // One line per (task, device) and communicator: the wave is over when a member
-      // reports again, or when training steps happened in between.
-      int dev = -1;
-      size_t lb = c.find(" [");
-      if (lb != std::string_view::npos && lb < c.find("init.cc")) {
-        int64_t d;
-        if (IntAfter(c, " [", &d, lb)) dev = static_cast<int>(d);
-      }
-      auto member = std::make_pair(ll.rank, dev);
-      bool new_wave = scan.init_waves.empty() || scan.step_lines != step_lines_at_wave ||
-                      wave_members.count(member) > 0;
-      if (new_wave) {
-        if (scan.init_waves.size() >= kMaxListed) break;
-        InitWave w;
-        w.first_line = line_no;
-        w.after_step = max_step;
-        scan.init_waves.push_back(w);
-        wave_members.clear();
-      }
-      if (wave_members.size() < kMaxRanks) wave_members.insert(member);
-      InitWave& w = scan.init_waves.back();
-      w.last_line = line_no;
-      ++w.lines;
-      step_lines_at_wave = scan.step_lines;
+    case LineAction::kRcclWave:
+      ActRcclWave(ll, c);
       break;
-    }
-    case LineAction::kCheckpointSaved: {
-      int64_t step;
-      if (IntAfter(c, "at step", &step) && scan.checkpoint_steps.size() < 100000 &&
-          (scan.checkpoint_steps.empty() || scan.checkpoint_steps.back() != step))
-        scan.checkpoint_steps.push_back(step);
-      Record(sig.kind, "", Ref(ll, c, t));
+    case LineAction::kCheckpointSaved:
+      ActCheckpointSaved(sig, ll, c, t);
       break;
-    }
-    case LineAction::kRestore: {
-      int64_t step;
-      if (IntAfter(c, "directory step", &step)) scan.restored_step = step;
-      Record(sig.kind, "", Ref(ll, c, t));
+    case LineAction::kRestore:
+      ActRestore(sig, ll, c, t);
       break;
-    }
     case LineAction::kSingleReplica:
       scan.single_replica_restore = true;
       break;
     case LineAction::kRay:
       scan.uses_ray = true;
       break;
-    case LineAction::kPrometheus: {
-      int64_t port;
-      if (!scan.prometheus_port && IntAfter(c, "Started on port", &port) && port > 0 && port < 65536)
-        scan.prometheus_port = static_cast<int>(port);
+    case LineAction::kPrometheus:
+      ActPrometheus(c);
       break;
-    }
-    case LineAction::kSlurmCancel: {
-      std::string when, reason;
-      if (!RE2::PartialMatch(c, kCancelRe, &when, &reason)) break;
-      SlurmEnd e;
-      e.ref = Ref(ll, c, t);
-      e.reason = reason;
-      if (auto ts = ParseIso8601(when)) e.time = *ts;
-      if (scan.slurm_ends.size() < kMaxListed) scan.slurm_ends.push_back(e);
-      const char* cls = reason == "TIME LIMIT" ? "time_limit"
-                        : reason == "PREEMPTION" || reason == "JOB REQUEUE" ? "preempted"
-                        : reason == "NODE FAILURE" ? "node_fail"
-                                                   : "cancelled";
-      // srun --kill-on-bad-exit cancels the step itself after a task failed: no one cancelled.
-      if (reason.empty() && task_failed && Contains(c, "*** STEP ")) Record("step_cancel_after_task_failure", cls, e.ref);
-      else Record(std::string("slurm_") + cls, cls, e.ref);
+    case LineAction::kSlurmCancel:
+      ActSlurmCancel(ll, c, t);
       break;
-    }
-    case LineAction::kSrunExit: {
-      int task, code;
-      LineRef ref = Ref(ll, c, t);
-      if (RE2::PartialMatch(c, kSrunExitRe, &task, &code)) {
-        if (scan.task_exit_codes.size() < kMaxRanks) scan.task_exit_codes[task] = code;
-        // A task that failed (not one stopped by a signal from outside: 130/143 SIGINT/
-        // SIGTERM, 137 SIGKILL) lost its rank: an event at this line, which explains the
-        // peers' "connection reset by peer" but not a traceback printed before it.
-        if (code != 0 && code != 130 && code != 143 && code != 137) {
-          Record("srun_task_exit", "python_exception", ref);
-          task_failed = true;
-        }
-      } else if (benign) {
-        break;
-      } else if (Contains(c, ": Out Of Memory")) {
-        Record("srun_oom", "host_oom", ref);
-      } else if (Contains(c, ": Killed")) {
-        Record("srun_task_killed", "host_oom", ref);
-      } else if (Contains(c, "Node failure")) {
-        Record("srun_node_failure", "node_fail", ref);
-      }
+    case LineAction::kSrunExit:
+      ActSrunExit(ll, c, t, benign);
       break;
-    }
-    case LineAction::kTraceback: {
+    case LineAction::kTraceback:
       if (benign) break;
-      LineRef ref = Ref(ll, c, t);
-      Record(sig.kind, sig.cls, ref);
-      uint64_t seq = scan.tracebacks_total++;
-      TracebackRecord rec;
-      rec.start = ref;
-      if (tracebacks.size() >= 2 * kKeepTracebacks)
-        tracebacks.erase(tracebacks.begin() + static_cast<long>(kKeepTracebacks));
-      tracebacks.emplace_back(seq, std::move(rec));
-      if (pending_tb.size() < 16) pending_tb.push_back({seq, ll.rank, kTracebackBudget});
+      ActTraceback(sig, ll, c, t);
       break;
-    }
-    case LineAction::kJobEnd: {
-      static const RE2 kExitRe(R"((?i)(?:exit[ _]?code|exit status|return code|\brc)\s*[=:]?\s*\(?\s*(-?\d+))");
-      JobEnd e;
-      e.ref = Ref(ll, c, t);
-      int code;
-      if (RE2::PartialMatch(c, kExitRe, &code)) e.exit_code = code;
-      else if (Contains(c, "uccessfully")) e.exit_code = 0;
-      if (scan.job_ends.size() < kMaxListed) scan.job_ends.push_back(std::move(e));
+    case LineAction::kJobEnd:
+      ActJobEnd(ll, c, t);
       break;
-    }
     case LineAction::kTrainingEnd:
       if (!scan.training_end) scan.training_end = Ref(ll, c, t);
       break;
@@ -1105,6 +1019,217 @@ void LogScanner::Impl::Act(const LineSignature& sig, const LogLine& ll, std::str
     case LineAction::kBenign:
       break;
   }
+}
+
+void LogScanner::Impl::ActNodeExit(const LogLine& ll, std::string_view c, int64_t t) {
+  static const RE2 kNodeExitRe(R"(NODE_EXIT host=(\S+) exit=(-?\d+))");
+  std::string host;
+  int code;
+  if (RE2::PartialMatch(c, kNodeExitRe, &host, &code) && scan.node_exits.size() < 4 * kMaxListed)
+    scan.node_exits.push_back({host, code, Ref(ll, c, t)});
+}
+
+void LogScanner::Impl::ActSummary(std::string_view c) {
+  if (c.find("JOB SUMMARY") != std::string_view::npos && c.find("====") != std::string_view::npos) {
+    scan.summary = JobSummary();
+    scan.summary.present = true;
+    scan.summary.line = line_no;
+    summary_lines = 8;
+  }
+}
+
+void LogScanner::Impl::ActStage(const LogLine& ll, std::string_view c, int64_t t) {
+  static const RE2 kStageRe(R"(== (Preflight|Docker pull|ECC check|Training) (BEGIN|END|TIMEOUT|FAILED) \(([^)]*)\))");
+  std::string stage, event, inner;
+  if (!RE2::PartialMatch(c, kStageRe, &stage, &event, &inner)) return;
+  StageEvent ev;
+  ev.stage = stage;
+  ev.event = event;
+  ev.line = line_no;
+  double v;
+  if (event == "BEGIN") {
+    if (NumberAfter(inner, "timeout=", 0, &v)) ev.timeout_seconds = v;
+  } else if (event == "END") {
+    if (NumberAfter(inner, "", 0, &v)) ev.elapsed_seconds = v;
+  } else if (event == "TIMEOUT") {
+    size_t slash = inner.find('/');
+    if (NumberAfter(inner, "", 0, &v)) ev.elapsed_seconds = v;
+    if (slash != std::string::npos && NumberAfter(inner, "/", 0, &v)) ev.timeout_seconds = v;
+  } else {
+    int64_t code;
+    if (IntAfter(inner, "exit=", &code)) ev.exit_code = static_cast<int>(code);
+    size_t comma = inner.find(',');
+    if (comma != std::string::npos && NumberAfter(inner, ",", 0, &v)) ev.elapsed_seconds = v;
+  }
+  if (scan.stages.size() < kMaxListed) scan.stages.push_back(ev);
+  if (event == "TIMEOUT") Record("stage_timeout", "stage_timeout", Ref(ll, c, t));
+  if (event == "FAILED") Record("stage_failed", "stage_fail", Ref(ll, c, t));
+}
+
+void LogScanner::Impl::ActConfig(std::string_view c) {
+  static const RE2 kConfigRe(R"(Config param ([A-Za-z0-9_.\-]+):\s*(.*))");
+  std::string name, value;
+  if (RE2::PartialMatch(c, kConfigRe, &name, &value) && scan.config.size() < 4096)
+    scan.config.emplace(name, std::string(Trim(value).substr(0, 512)));
+}
+
+void LogScanner::Impl::ActHeartbeat(const LineSignature& sig, const LogLine& ll, std::string_view c,
+                                    int64_t t) {
+  LineRef ref = Ref(ll, c, t);
+  Record(sig.kind, sig.cls, ref);
+  if (scan.heartbeats.size() < kMaxListed) {
+    HeartbeatReport rep;
+    rep.ref = ref;
+    TaskIds(c, &rep.tasks);
+    scan.heartbeats.push_back(std::move(rep));
+    hb_open = static_cast<int>(scan.heartbeats.size()) - 1;
+    hb_rank = ll.rank;
+    hb_line = line_no;
+  }
+}
+
+void LogScanner::Impl::ActTaskRef(const LogLine& ll, std::string_view c) {
+  if (hb_open >= 0 && ll.rank == hb_rank && line_no - hb_line <= 256) {
+    auto& tasks = scan.heartbeats[static_cast<size_t>(hb_open)].tasks;
+    std::vector<int> found;
+    TaskIds(c, &found);
+    for (int id : found)
+      if (std::find(tasks.begin(), tasks.end(), id) == tasks.end()) tasks.push_back(id);
+    hb_line = line_no;   // lists continue line after line
+  }
+}
+
+void LogScanner::Impl::ActOwnDeath(const LineSignature& sig, const LogLine& ll, std::string_view c,
+                                   int64_t t) {
+  if (ll.rank >= 0 && Rank(ll.rank)) {
+    RankRecord& r = *Rank(ll.rank);
+    if (!r.own_death_line) {
+      r.own_death_line = line_no;
+      r.own_death_time = t;
+    }
+  }
+  Record(sig.kind, "", Ref(ll, c, t));
+}
+
+void LogScanner::Impl::ActHeartbeatTimeout(std::string_view c) {
+  static const RE2 kTimeoutRe(R"((?i)heartbeat_timeout(?:_seconds)?["']?\s*[=:]\s*["']?(\d+))");
+  int64_t v;
+  if (!scan.heartbeat_timeout_seconds && RE2::PartialMatch(c, kTimeoutRe, &v) && v > 0)
+    scan.heartbeat_timeout_seconds = v;
+}
+
+void LogScanner::Impl::ActRcclWave(const LogLine& ll, std::string_view c) {
+  // One line per (task, device) and communicator: the wave is over when a member
+  // reports again, or when training steps happened in between.
+  int dev = -1;
+  size_t lb = c.find(" [");
+  if (lb != std::string_view::npos && lb < c.find("init.cc")) {
+    int64_t d;
+    if (IntAfter(c, " [", &d, lb)) dev = static_cast<int>(d);
+  }
+  auto member = std::make_pair(ll.rank, dev);
+  bool new_wave = scan.init_waves.empty() || scan.step_lines != step_lines_at_wave ||
+                  wave_members.count(member) > 0;
+  if (new_wave) {
+    if (scan.init_waves.size() >= kMaxListed) return;
+    InitWave w;
+    w.first_line = line_no;
+    w.after_step = max_step;
+    scan.init_waves.push_back(w);
+    wave_members.clear();
+  }
+  if (wave_members.size() < kMaxRanks) wave_members.insert(member);
+  InitWave& w = scan.init_waves.back();
+  w.last_line = line_no;
+  ++w.lines;
+  step_lines_at_wave = scan.step_lines;
+}
+
+void LogScanner::Impl::ActCheckpointSaved(const LineSignature& sig, const LogLine& ll,
+                                          std::string_view c, int64_t t) {
+  int64_t step;
+  if (IntAfter(c, "at step", &step) && scan.checkpoint_steps.size() < 100000 &&
+      (scan.checkpoint_steps.empty() || scan.checkpoint_steps.back() != step))
+    scan.checkpoint_steps.push_back(step);
+  Record(sig.kind, "", Ref(ll, c, t));
+}
+
+void LogScanner::Impl::ActRestore(const LineSignature& sig, const LogLine& ll, std::string_view c,
+                                  int64_t t) {
+  int64_t step;
+  if (IntAfter(c, "directory step", &step)) scan.restored_step = step;
+  Record(sig.kind, "", Ref(ll, c, t));
+}
+
+void LogScanner::Impl::ActPrometheus(std::string_view c) {
+  int64_t port;
+  if (!scan.prometheus_port && IntAfter(c, "Started on port", &port) && port > 0 && port < 65536)
+    scan.prometheus_port = static_cast<int>(port);
+}
+
+void LogScanner::Impl::ActSlurmCancel(const LogLine& ll, std::string_view c, int64_t t) {
+  static const RE2 kCancelRe(R"(CANCELLED AT (\S+)(?: DUE TO ([A-Z][A-Z ]*[A-Z]))?)");
+  std::string when, reason;
+  if (!RE2::PartialMatch(c, kCancelRe, &when, &reason)) return;
+  SlurmEnd e;
+  e.ref = Ref(ll, c, t);
+  e.reason = reason;
+  if (auto ts = ParseIso8601(when)) e.time = *ts;
+  if (scan.slurm_ends.size() < kMaxListed) scan.slurm_ends.push_back(e);
+  const char* cls = reason == "TIME LIMIT" ? "time_limit"
+                    : reason == "PREEMPTION" || reason == "JOB REQUEUE" ? "preempted"
+                    : reason == "NODE FAILURE" ? "node_fail"
+                                               : "cancelled";
+  // srun --kill-on-bad-exit cancels the step itself after a task failed: no one cancelled.
+  if (reason.empty() && task_failed && Contains(c, "*** STEP ")) Record("step_cancel_after_task_failure", cls, e.ref);
+  else Record(std::string("slurm_") + cls, cls, e.ref);
+}
+
+void LogScanner::Impl::ActSrunExit(const LogLine& ll, std::string_view c, int64_t t, bool benign) {
+  static const RE2 kSrunExitRe(R"(tasks? (\d+)(?:-\d+)?: Exited with exit code (\d+))");
+  int task, code;
+  LineRef ref = Ref(ll, c, t);
+  if (RE2::PartialMatch(c, kSrunExitRe, &task, &code)) {
+    if (scan.task_exit_codes.size() < kMaxRanks) scan.task_exit_codes[task] = code;
+    // A task that failed (not one stopped by a signal from outside: 130/143 SIGINT/
+    // SIGTERM, 137 SIGKILL) lost its rank: an event at this line, which explains the
+    // peers' "connection reset by peer" but not a traceback printed before it.
+    if (code != 0 && code != 130 && code != 143 && code != 137) {
+      Record("srun_task_exit", "python_exception", ref);
+      task_failed = true;
+    }
+  } else if (benign) {
+    return;
+  } else if (Contains(c, ": Out Of Memory")) {
+    Record("srun_oom", "host_oom", ref);
+  } else if (Contains(c, ": Killed")) {
+    Record("srun_task_killed", "host_oom", ref);
+  } else if (Contains(c, "Node failure")) {
+    Record("srun_node_failure", "node_fail", ref);
+  }
+}
+
+void LogScanner::Impl::ActTraceback(const LineSignature& sig, const LogLine& ll, std::string_view c,
+                                    int64_t t) {
+  LineRef ref = Ref(ll, c, t);
+  Record(sig.kind, sig.cls, ref);
+  uint64_t seq = scan.tracebacks_total++;
+  TracebackRecord rec;
+  rec.start = ref;
+  if (tracebacks.size() >= 2 * kKeepTracebacks)
+    tracebacks.erase(tracebacks.begin() + static_cast<long>(kKeepTracebacks));
+  tracebacks.emplace_back(seq, std::move(rec));
+  if (pending_tb.size() < 16) pending_tb.push_back({seq, ll.rank, kTracebackBudget});
+}
+
+void LogScanner::Impl::ActJobEnd(const LogLine& ll, std::string_view c, int64_t t) {
+  static const RE2 kExitRe(R"((?i)(?:exit[ _]?code|exit status|return code|\brc)\s*[=:]?\s*\(?\s*(-?\d+))");
+  JobEnd e;
+  e.ref = Ref(ll, c, t);
+  int code;
+  if (RE2::PartialMatch(c, kExitRe, &code)) e.exit_code = code;
+  else if (Contains(c, "uccessfully")) e.exit_code = 0;
+  if (scan.job_ends.size() < kMaxListed) scan.job_ends.push_back(std::move(e));
 }
 
 void LogScanner::Impl::Context(const LogLine& ll, std::string_view c, int64_t t) {

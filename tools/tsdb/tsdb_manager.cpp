@@ -354,6 +354,94 @@ std::size_t TsdbManager::running() const {
   return instances_.size();
 }
 
+namespace {
+
+// A fresh private directory under the temp root (or the system's temp directory).
+fs::path MakeTempDir(const TsdbManagerOptions& options) {
+  fs::path root = options.temp_root.empty() ? fs::temp_directory_path() : options.temp_root;
+  std::string tmpl = (root / "mt-tsdb-XXXXXX").string();
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  if (!::mkdtemp(buf.data()))
+    throw TsdbError(TsdbError::Code::kStartFailed, "cannot create a temp directory under " + root.string() + ": " + std::strerror(errno));
+  return buf.data();
+}
+
+// A start that failed: its temp directory goes, and the error is thrown.
+[[noreturn]] void FailStart(const fs::path& temp_dir, int temp_slot, TsdbError::Code code, const std::string& msg) {
+  base::SetTempDirChild(temp_slot, 0);
+  base::RemoveTreeNoFollow(temp_dir.c_str());
+  base::ForgetTempDir(temp_slot);
+  throw TsdbError(code, msg);
+}
+
+bool WriteServeOnlyConfig(const fs::path& config) {
+  std::ofstream c(config);
+  // No scrape targets: this instance only serves the copied blocks.
+  c << "global:\n  scrape_interval: 999h\n  evaluation_interval: 999h\nscrape_configs: []\n";
+  return static_cast<bool>(c);
+}
+
+// Forks and execs Prometheus on `data`, listening on 127.0.0.1:port, its output in `log`.
+// The child's pid, or -1 with `*error` set when fork failed.
+pid_t SpawnPrometheus(const std::string& binary, const fs::path& config, const fs::path& data, const fs::path& log,
+                      int port, const std::string& lookback_delta, std::string* error) {
+  std::vector<std::string> args = {binary,
+                                    "--config.file=" + config.string(),
+                                    "--storage.tsdb.path=" + data.string(),
+                                    "--storage.tsdb.retention.time=100y",
+                                    "--query.lookback-delta=" + lookback_delta,
+                                    "--web.listen-address=127.0.0.1:" + std::to_string(port)};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t parent = ::getpid();
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    *error = std::string("fork: ") + std::strerror(errno);
+    return -1;
+  }
+  if (pid == 0) {
+    // Child: only async-signal-safe calls until exec. Signal mask and ignored signals
+    // survive exec, and servers block SIGTERM in every thread (mcp/signals.h).
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::signal(SIGPIPE, SIG_DFL);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(127);
+    ::setpgid(0, 0);   // a Ctrl-C in the terminal goes to mt, which stops it cleanly
+    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+    }
+    if (devnull >= 0) ::dup2(devnull, 0);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+enum class Readiness { kReady, kExited, kTimedOut, kAborted };
+
+// Polls the new Prometheus until it is ready, exits, the deadline passes or a stop wants in.
+Readiness WaitUntilReady(pid_t pid, const std::string& url, std::chrono::milliseconds ready_timeout,
+                         const std::atomic<int>& abort_starts) {
+  PrometheusClient probe(url);
+  auto deadline = Clock::now() + ready_timeout;
+  while (Clock::now() < deadline) {
+    if (abort_starts.load() > 0) return Readiness::kAborted;
+    if (!Alive(pid)) return Readiness::kExited;
+    if (probe.Ready()) return Readiness::kReady;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return Readiness::kTimedOut;
+}
+
+}  // namespace
+
 std::shared_ptr<TsdbManager::Instance> TsdbManager::Start(const fs::path& key, const TsdbLayout& layout, bool blocks_only) {
   auto binary = FindBinary(options_.prometheus_binary);
   if (!binary)
@@ -362,25 +450,15 @@ std::shared_ptr<TsdbManager::Instance> TsdbManager::Start(const fs::path& key, c
                         "' not found (install the Debian package `prometheus`, or point MT_PROMETHEUS / --prometheus at it)");
   // Everything that can refuse the copy is decided before the temp directory exists.
   const CopyPlan plan = PlanCopy(layout, blocks_only, options_);
-  fs::path root = options_.temp_root.empty() ? fs::temp_directory_path() : options_.temp_root;
-  std::string tmpl = (root / "mt-tsdb-XXXXXX").string();
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  if (!::mkdtemp(buf.data()))
-    throw TsdbError(TsdbError::Code::kStartFailed, "cannot create a temp directory under " + root.string() + ": " + std::strerror(errno));
+  const fs::path temp_dir = MakeTempDir(options_);
   auto inst = std::make_shared<Instance>();
-  inst->temp_dir = buf.data();
+  inst->temp_dir = temp_dir;
   inst->temp_slot = base::RegisterTempDir(inst->temp_dir);
   base::InstallTempDirSignalCleanup();
   WriteOwner(inst->temp_dir, 0);
   inst->layout = layout;
   inst->blocks_only = blocks_only;
-  auto fail = [&](TsdbError::Code code, const std::string& msg) {
-    base::SetTempDirChild(inst->temp_slot, 0);
-    base::RemoveTreeNoFollow(inst->temp_dir.c_str());
-    base::ForgetTempDir(inst->temp_slot);
-    throw TsdbError(code, msg);
-  };
+  auto fail = [&](TsdbError::Code code, const std::string& msg) { FailStart(inst->temp_dir, inst->temp_slot, code, msg); };
   const fs::path data = inst->temp_dir / "data";
   try {
     CopyTsdb(layout, plan, data, options_);
@@ -391,12 +469,7 @@ std::shared_ptr<TsdbManager::Instance> TsdbManager::Start(const fs::path& key, c
   }
   const fs::path config = inst->temp_dir / "prometheus.yml";
   const fs::path log = inst->temp_dir / "prometheus.log";
-  {
-    std::ofstream c(config);
-    // No scrape targets: this instance only serves the copied blocks.
-    c << "global:\n  scrape_interval: 999h\n  evaluation_interval: 999h\nscrape_configs: []\n";
-    if (!c) fail(TsdbError::Code::kStartFailed, "cannot write " + config.string());
-  }
+  if (!WriteServeOnlyConfig(config)) fail(TsdbError::Code::kStartFailed, "cannot write " + config.string());
 
   const int span = options_.port_last - options_.port_first + 1;
   int tried = 0;
@@ -404,66 +477,24 @@ std::shared_ptr<TsdbManager::Instance> TsdbManager::Start(const fs::path& key, c
     int port = options_.port_first + ((next_port_ - options_.port_first + attempt) % span);
     if (!PortFree(port)) continue;
     ++tried;
-    std::vector<std::string> args = {*binary,
-                                      "--config.file=" + config.string(),
-                                      "--storage.tsdb.path=" + data.string(),
-                                      "--storage.tsdb.retention.time=100y",
-                                      "--query.lookback-delta=" + options_.lookback_delta,
-                                      "--web.listen-address=127.0.0.1:" + std::to_string(port)};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const pid_t parent = ::getpid();
-    pid_t pid = ::fork();
-    if (pid < 0) fail(TsdbError::Code::kStartFailed, std::string("fork: ") + std::strerror(errno));
-    if (pid == 0) {
-      // Child: only async-signal-safe calls until exec. Signal mask and ignored signals
-      // survive exec, and servers block SIGTERM in every thread (mcp/signals.h).
-      sigset_t none;
-      sigemptyset(&none);
-      ::sigprocmask(SIG_SETMASK, &none, nullptr);
-      ::signal(SIGPIPE, SIG_DFL);
-      ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-      if (::getppid() != parent) ::_exit(127);
-      ::setpgid(0, 0);   // a Ctrl-C in the terminal goes to mt, which stops it cleanly
-      int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      int devnull = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-      if (fd >= 0) {
-        ::dup2(fd, 1);
-        ::dup2(fd, 2);
-      }
-      if (devnull >= 0) ::dup2(devnull, 0);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
+    std::string fork_error;
+    const pid_t pid = SpawnPrometheus(*binary, config, data, log, port, options_.lookback_delta, &fork_error);
+    if (pid < 0) fail(TsdbError::Code::kStartFailed, fork_error);
     inst->pid = pid;
     base::SetTempDirChild(inst->temp_slot, pid);
     inst->url = "http://127.0.0.1:" + std::to_string(port);
-    PrometheusClient probe(inst->url);
-    auto deadline = Clock::now() + options_.ready_timeout;
-    bool ready = false, exited = false;
-    while (Clock::now() < deadline) {
-      if (abort_starts_.load() > 0) {
-        Terminate(pid);
-        fail(TsdbError::Code::kStartFailed, "stopped while starting Prometheus on the copy of " + key.string() +
-                                                " (mt is shutting down)");
-      }
-      if (!Alive(pid)) {
-        exited = true;
-        break;
-      }
-      if (probe.Ready()) {
-        ready = true;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const Readiness readiness = WaitUntilReady(pid, inst->url, options_.ready_timeout, abort_starts_);
+    if (readiness == Readiness::kAborted) {
+      Terminate(pid);
+      fail(TsdbError::Code::kStartFailed, "stopped while starting Prometheus on the copy of " + key.string() +
+                                              " (mt is shutting down)");
     }
-    if (ready) {
+    if (readiness == Readiness::kReady) {
       WriteOwner(inst->temp_dir, pid);
       next_port_ = port + 1 > options_.port_last ? options_.port_first : port + 1;
       return inst;
     }
-    if (!exited) {
+    if (readiness == Readiness::kTimedOut) {
       Terminate(pid);
       base::SetTempDirChild(inst->temp_slot, 0);
       fail(TsdbError::Code::kStartFailed, "Prometheus on the copy of " + key.string() + " was not ready within " +

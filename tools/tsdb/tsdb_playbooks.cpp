@@ -392,13 +392,9 @@ std::vector<StepValue> TbByStep(TsdbContext& tsdb, const std::string& metric, Ts
   return out;
 }
 
-ModeResult TrainingStability(TsdbContext& tsdb, const Json& triage, std::optional<TsdbWindow> given) {
-  ModeResult r;
-  r.window = given ? tsdb.Clamp(*given) : tsdb.data();
-  tsdb.Progress("training_stability: tb scalars");
-  auto tgs = TbByStep(tsdb, "tb_perf_per_device_tokens_per_sec", r.window);
-  // TGS decline onset: the first step after which the 10-step rolling median stays below
-  // 98.5 % of the first third's median.
+// TGS decline onset: the first step after which the 10-step rolling median stays below
+// 98.5 % of the first third's median. Adds the TGS finding (with 30 samples or more).
+std::optional<long> TgsDeclineOnset(const std::vector<StepValue>& tgs, ModeResult& r) {
   std::optional<long> onset;
   if (tgs.size() >= 30) {
     std::vector<double> base;
@@ -422,7 +418,12 @@ ModeResult TrainingStability(TsdbContext& tsdb, const Json& triage, std::optiona
                           {"verdict", tgs.back().v < 0.9 * b ? "declined > 10 %" : onset ? "declining" : "stable"},
                           {"evidence", ev}});
   }
-  // Training scalars: where does each change most?
+  return onset;
+}
+
+// Training scalars: where does each change most? Adds the finding; returns the step at
+// which tb_learning_moe_lb_loss changes, if it does.
+std::optional<long> ScalarStepChanges(TsdbContext& tsdb, ModeResult& r) {
   Json changes = Json::array();
   std::optional<long> lb_change;
   for (const char* metric : {"tb_learning_moe_lb_loss", "tb_learning_loss", "tb_learning_grad_norm", "tb_perf_step_time_seconds"}) {
@@ -448,7 +449,28 @@ ModeResult TrainingStability(TsdbContext& tsdb, const Json& triage, std::optiona
   r.findings.push_back({{"rule", "training scalars (tb_*, staleness_fill == 0): step changes"},
                         {"verdict", changes.empty() ? "none" : "changes"},
                         {"evidence", {{"changes", changes}}}});
-  // Contention checklist: every system family, per host, over the window.
+  return lb_change;
+}
+
+// Before vs after the decline onset at `split` (the cluster mean of `expr`), as a fraction;
+// 0 when the onset is within 10 minutes of the window's ends or there is no data.
+double ChangeAtOnset(TsdbContext& tsdb, const std::string& expr, const TsdbWindow& w, double split) {
+  double change = 0;
+  if (split > w.start + 600 && split < w.end - 600) {
+    auto before = tsdb.Instant("avg(avg_over_time((" + expr + ")[" + PromDuration(split - w.start) + ":60s]))", split);
+    auto after = tsdb.Instant("avg(avg_over_time((" + expr + ")[" + PromDuration(w.end - split) + ":60s]))", w.end);
+    if (!before.empty() && !after.empty() && !before[0].points.empty() && !after[0].points.empty()) {
+      double a = before[0].points.back().v, b = after[0].points.back().v;
+      change = (b - a) / std::max(std::fabs(a), 1e-9);
+      if (std::fabs(a) < 1e-6 && std::fabs(b) < 1e-6) change = 0;
+    }
+  }
+  return change;
+}
+
+// Contention checklist: every system family, per host, over the window. Adds the finding
+// and the outliers; returns how many families are not clean.
+int ContentionChecklist(TsdbContext& tsdb, std::optional<long> onset, ModeResult& r) {
   tsdb.Progress("training_stability: contention checklist");
   const std::vector<std::pair<std::string, std::string>> families = {
       {"hw_procs_running", "avg by (host) (hw_procs_running)"},
@@ -481,17 +503,7 @@ ModeResult TrainingStability(TsdbContext& tsdb, const Json& triage, std::optiona
         odd.push_back(hs[i]);
         AddOutlier(r.outliers, hs[i], "", name, means[i], base, sc[i]);
       }
-    // Before vs after the decline onset (the cluster mean).
-    double change = 0;
-    if (split > r.window.start + 600 && split < r.window.end - 600) {
-      auto before = tsdb.Instant("avg(avg_over_time((" + expr + ")[" + PromDuration(split - r.window.start) + ":60s]))", split);
-      auto after = tsdb.Instant("avg(avg_over_time((" + expr + ")[" + PromDuration(r.window.end - split) + ":60s]))", r.window.end);
-      if (!before.empty() && !after.empty() && !before[0].points.empty() && !after[0].points.empty()) {
-        double a = before[0].points.back().v, b = after[0].points.back().v;
-        change = (b - a) / std::max(std::fabs(a), 1e-9);
-        if (std::fabs(a) < 1e-6 && std::fabs(b) < 1e-6) change = 0;
-      }
-    }
+    const double change = ChangeAtOnset(tsdb, expr, r.window, split);
     bool clean = odd.empty() && std::fabs(change) <= 0.10;
     dirty_families += !clean;
     fam.push_back({{"family", name}, {"clean", clean}, {"median", Round(base)}, {"outlier_hosts", odd},
@@ -500,17 +512,32 @@ ModeResult TrainingStability(TsdbContext& tsdb, const Json& triage, std::optiona
   r.findings.push_back({{"rule", "contention checklist: no host outlier and no > 10 % shift at the decline onset in any system family"},
                         {"verdict", dirty_families == 0 ? "clean" : std::to_string(dirty_families) + " famil" + (dirty_families == 1 ? "y" : "ies") + " not clean"},
                         {"evidence", {{"families", fam}}}});
-  if (onset && lb_change)
-    r.findings.push_back({{"rule", "tb_learning_moe_lb_loss changes where TGS starts declining"},
-                          {"verdict", std::labs(*onset - *lb_change) <= 50 ? "coincides" : "apart"},
-                          {"evidence", {{"lb_loss_change_step", *lb_change}, {"tgs_decline_onset_step", *onset}}}});
+  return dirty_families;
+}
+
+std::string StabilityVerdict(std::optional<long> onset, std::optional<long> lb_change, int dirty_families) {
   std::string v;
   if (!onset) v = "TGS is stable over the window";
   else v = "TGS declines from step " + std::to_string(*onset);
   if (lb_change) v += "; tb_learning_moe_lb_loss changes at step " + std::to_string(*lb_change);
   v += dirty_families == 0 ? "; every system family is clean, so the cause is in the training itself (MoE routing), not the cluster."
                            : "; " + std::to_string(dirty_families) + " system famil" + (dirty_families == 1 ? "y shows" : "ies show") + " contention (see outliers).";
-  r.verdict = v;
+  return v;
+}
+
+ModeResult TrainingStability(TsdbContext& tsdb, const Json& triage, std::optional<TsdbWindow> given) {
+  ModeResult r;
+  r.window = given ? tsdb.Clamp(*given) : tsdb.data();
+  tsdb.Progress("training_stability: tb scalars");
+  auto tgs = TbByStep(tsdb, "tb_perf_per_device_tokens_per_sec", r.window);
+  const std::optional<long> onset = TgsDeclineOnset(tgs, r);
+  const std::optional<long> lb_change = ScalarStepChanges(tsdb, r);
+  const int dirty_families = ContentionChecklist(tsdb, onset, r);
+  if (onset && lb_change)
+    r.findings.push_back({{"rule", "tb_learning_moe_lb_loss changes where TGS starts declining"},
+                          {"verdict", std::labs(*onset - *lb_change) <= 50 ? "coincides" : "apart"},
+                          {"evidence", {{"lb_loss_change_step", *lb_change}, {"tgs_decline_onset_step", *onset}}}});
+  r.verdict = StabilityVerdict(onset, lb_change, dirty_families);
   (void)triage;
   return r;
 }
