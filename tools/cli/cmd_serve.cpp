@@ -56,6 +56,7 @@ ProductOptions ProductOptionsFrom(const Config& config) {
   product.in_band_approval = config.approval_in_band;
   product.approval_page_url = config.approval_page_url;
   product.approval_url_wait = std::chrono::seconds(config.approval_url_wait_seconds);
+  product.metrics_sources = config.metrics_sources;
   return product;
 }
 

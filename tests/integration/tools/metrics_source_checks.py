@@ -215,6 +215,25 @@ try:
         a = json.loads(p.stdout)
         check(a["series"] and a["series"][0]["last"] == 192, f"promql instant: 192 GPUs reporting ({a['series'][:1]})")
 
+    # ---- the same through the MCP tool (mt serve reads metrics.sources from its config) -----
+    srv = subprocess.Popen([MT, "serve", "--config", f"{WORK}/mt.yaml"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    reqs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "source-test", "version": "1"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+             "params": {"name": "query_tsdb", "arguments": {"job": JOB, "mode": "discover", "source": "central"}}},
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+             "params": {"name": "query_tsdb", "arguments": {"job": JOB, "mode": "discover", "source": "wrong-password"}}}]
+    out, err = srv.communicate("".join(json.dumps(r) + "\n" for r in reqs), timeout=120)
+    outputs.append(out + err)
+    res = {m.get("id"): m.get("result", {}) for m in map(json.loads, out.splitlines())}
+    sc = res.get(2, {}).get("structuredContent", {})
+    check(sc.get("tsdb", {}).get("source") == "remote" and len(sc.get("hosts", [])) == 24,
+          "MCP query_tsdb with source: discover on the central store (24 hosts)")
+    bad = res.get(3, {})
+    check(bad.get("isError") is True and "HTTP 401" in json.dumps(bad), "MCP query_tsdb: a refused credential is a tool error naming 401")
+
     # ---- bad input: each a specific error, within its timeout, no secret ------------------
     p = mt("--source", "wrong-password", "--discover", expect=1)
     check("HTTP 401" in p.stderr and "refused" in p.stderr, f"wrong password: 401 named ({p.stderr.strip()[:160]})")
