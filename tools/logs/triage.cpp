@@ -364,16 +364,6 @@ std::map<std::string, int64_t> SignatureCounts(const JobViews& v) {
   return counts;
 }
 
-template <class T>
-Nullable<int64_t> OptInt(const std::optional<T>& v) {
-  if (!v) return std::nullopt;
-  return static_cast<int64_t>(*v);
-}
-
-Nullable<std::string> TextOrNull(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  return s;
-}
 
 }  // namespace
 

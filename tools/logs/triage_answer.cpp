@@ -21,20 +21,9 @@ Nullable<double> OptRound(const std::optional<double>& v, int digits = 3) {
   return RoundDecimals(*v, digits);
 }
 
-template <class T>
-Nullable<int64_t> OptInt(const std::optional<T>& v) {
-  if (!v) return std::nullopt;
-  return static_cast<int64_t>(*v);
-}
-
 Nullable<int64_t> LineOrNull(uint64_t line) {
   if (line == 0) return std::nullopt;
   return static_cast<int64_t>(line);
-}
-
-Nullable<std::string> TextOrNull(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  return s;
 }
 
 Nullable<TriageLineRef> FromLineRef(const std::optional<LineRef>& r) {

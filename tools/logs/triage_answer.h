@@ -382,6 +382,17 @@ struct TriageAnswer {
   }
 };
 
+// "Unknown" as null: an absent optional integer, an empty text.
+template <class T>
+Nullable<int64_t> OptInt(const std::optional<T>& v) {
+  if (!v) return std::nullopt;
+  return static_cast<int64_t>(*v);
+}
+inline Nullable<std::string> TextOrNull(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  return s;
+}
+
 // The parts, from what the triage core computed.
 TriageEvidence FromEvidence(const Ev& e);
 TriageJobRef FromJob(const JobFiles& job, const LogScan& log);
