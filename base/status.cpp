@@ -12,17 +12,24 @@ std::string ErrnoText(int err) {
   return s ? std::string(s) : "error " + std::to_string(err);
 }
 
-FileErrc ErrcOf(int err) {
+Errc ErrcOf(int err) {
   switch (err) {
-    case 0: return FileErrc::kOk;
+    case 0: return Errc::kOk;
     case ENOENT:
-    case ENOTDIR: return FileErrc::kNotFound;
-    case ELOOP: return FileErrc::kLoop;
+    case ENOTDIR: return Errc::kNotFound;
+    case ELOOP: return Errc::kLoop;
     case EACCES:
-    case EPERM: return FileErrc::kPermission;
-    case EFBIG: return FileErrc::kTooLarge;
-    default: return FileErrc::kIo;
+    case EPERM: return Errc::kPermission;
+    case EFBIG: return Errc::kTooLarge;
+    default: return Errc::kIo;
   }
+}
+
+Status StatusOf(const std::error_code& ec, const std::string& what) {
+  const Errc code = ec.category() == std::system_category() || ec.category() == std::generic_category()
+                        ? ErrcOf(ec.value())
+                        : Errc::kIo;
+  return Status(code == Errc::kOk ? Errc::kIo : code, what + ": " + ec.message());
 }
 
 }  // namespace mt::base

@@ -36,7 +36,7 @@ EntryType TypeOf(mode_t m) {
 }
 
 Result<fs::path> RealPath(const fs::path& p, const std::string& name) {
-  if (p.empty()) return Result<fs::path>(FileErrc::kInvalid, "empty path");
+  if (p.empty()) return Result<fs::path>(Errc::kInvalid, "empty path");
   char* r = ::realpath(p.c_str(), nullptr);
   if (!r) return SysError(errno, name);
   fs::path out(r);
@@ -128,7 +128,7 @@ Result<FileRoot> FileRoot::Make(const fs::path& dir) {
   if (!real.ok()) return real.status();
   struct stat st {};
   if (::stat(real->c_str(), &st) != 0) return SysError(errno, dir.string());
-  if (!S_ISDIR(st.st_mode)) return Status(FileErrc::kNotDirectory, dir.string() + " is a " + TypeName(st.st_mode) + ", not a directory");
+  if (!S_ISDIR(st.st_mode)) return Status(Errc::kNotDirectory, dir.string() + " is a " + TypeName(st.st_mode) + ", not a directory");
   return FileRoot(*real);
 }
 
@@ -152,7 +152,7 @@ Result<fs::path> FileRoot::Confine(const fs::path& p) const {
   auto real = RealPath(p, name);
   if (!real.ok()) return real.status();
   if (!Contains(*real))
-    return Status(FileErrc::kEscapes, name + " leads outside " + root_.string() +
+    return Status(Errc::kEscapes, name + " leads outside " + root_.string() +
                                           " (through a symbolic link); only files inside it are read");
   return real;
 }
@@ -178,26 +178,26 @@ Result<OpenFile> OpenRegularFile(const FileRoot* root, const fs::path& p, std::s
   // 1. Where it really is: never open anything outside the root (not even to look).
   Result<fs::path> real = root ? root->Confine(p) : RealPath(p, name);
   if (!real.ok()) {
-    if (real.code() == FileErrc::kEscapes) return Status(FileErrc::kEscapes, name + " leads outside " + root->path().string() +
+    if (real.code() == Errc::kEscapes) return Status(Errc::kEscapes, name + " leads outside " + root->path().string() +
                                                                                " (through a symbolic link); only files inside it are read");
     return real.status();
   }
   // 2. What it is, before open: a device is never opened, a FIFO never waited on.
   struct stat before {};
   if (::stat(real->c_str(), &before) != 0) return SysError(errno, name);
-  if (!S_ISREG(before.st_mode)) return Status(FileErrc::kNotRegular, name + " is a " + TypeName(before.st_mode) + ", not a regular file");
+  if (!S_ISREG(before.st_mode)) return Status(Errc::kNotRegular, name + " is a " + TypeName(before.st_mode) + ", not a regular file");
   // 3. Open without blocking and without following a link swapped in since.
   Fd fd(::open(real->c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW));
   if (fd.fd < 0) {
     int err = errno;
-    if (err == ELOOP) return Status(FileErrc::kLoop, name + " was replaced by a symbolic link while it was opened");
+    if (err == ELOOP) return Status(Errc::kLoop, name + " was replaced by a symbolic link while it was opened");
     return SysError(err, name);
   }
   OpenFile out;
   if (::fstat(fd.fd, &out.st_) != 0) return SysError(errno, name, "fstat");
-  if (!S_ISREG(out.st_.st_mode)) return Status(FileErrc::kNotRegular, name + " is a " + TypeName(out.st_.st_mode) + ", not a regular file");
+  if (!S_ISREG(out.st_.st_mode)) return Status(Errc::kNotRegular, name + " is a " + TypeName(out.st_.st_mode) + ", not a regular file");
   if (out.st_.st_dev != before.st_dev || out.st_.st_ino != before.st_ino)
-    return Status(FileErrc::kIo, name + " was replaced while it was opened; try again");
+    return Status(Errc::kIo, name + " was replaced while it was opened; try again");
   // 4. The descriptor's own path: a directory component swapped for a link between the
   // check and the open would show here.
   if (root) {
@@ -207,7 +207,7 @@ Result<OpenFile> OpenRegularFile(const FileRoot* root, const fs::path& p, std::s
     if (n > 0) {
       target[n] = 0;
       if (!root->Contains(fs::path(target)))
-        return Status(FileErrc::kEscapes, name + " leads outside " + root->path().string() + " (it changed while it was opened)");
+        return Status(Errc::kEscapes, name + " leads outside " + root->path().string() + " (it changed while it was opened)");
     }
   }
   out.real_ = std::move(*real);
@@ -220,7 +220,7 @@ Result<std::string> ReadSmallFile(const FileRoot& root, const fs::path& p, uint6
   if (!f.ok()) return f.status();
   const std::string name = root.Display(p);
   if (f->size() > max_bytes)
-    return Status(FileErrc::kTooLarge, name + " is " + FormatBytes(f->size()) + ", more than the " + FormatBytes(max_bytes) +
+    return Status(Errc::kTooLarge, name + " is " + FormatBytes(f->size()) + ", more than the " + FormatBytes(max_bytes) +
                                            " it may hold");
   std::string out;
   const uint64_t cap = max_bytes + 1;   // one byte more tells "too large" from "exactly full"
@@ -236,7 +236,7 @@ Result<std::string> ReadSmallFile(const FileRoot& root, const fs::path& p, uint6
   }
   const uint64_t have = out.size();
   if (have > max_bytes)
-    return Status(FileErrc::kTooLarge, name + " holds more than the " + FormatBytes(max_bytes) + " it may hold");
+    return Status(Errc::kTooLarge, name + " holds more than the " + FormatBytes(max_bytes) + " it may hold");
   return out;
 }
 
@@ -340,7 +340,7 @@ Result<std::vector<DirEntry>> ListDirectory(const fs::path& dir, size_t max_entr
         *truncated = true;
         break;
       }
-      st = Status(FileErrc::kTooMany, dir.string() + " holds more than " + std::to_string(max_entries) + " entries");
+      st = Status(Errc::kTooMany, dir.string() + " holds more than " + std::to_string(max_entries) + " entries");
       break;
     }
     DirEntry de;
@@ -383,7 +383,7 @@ struct Walker {
       if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
       if (stats.entries + names.size() >= opt.max_entries) {
         ::closedir(d);
-        error = Status(FileErrc::kTooMany, root.Display(path) + " holds more than " + std::to_string(opt.max_entries) +
+        error = Status(Errc::kTooMany, root.Display(path) + " holds more than " + std::to_string(opt.max_entries) +
                                                " entries (walk stopped)");
         stop = true;
         return;
@@ -413,11 +413,11 @@ struct Walker {
         auto target = root.Confine(child_real);
         const std::string name = root.Display(e.path);
         if (!target.ok()) {
-          if (target.code() == FileErrc::kEscapes) {
-            e.link = Status(FileErrc::kEscapes, name + " is a symbolic link that leads outside " + root.path().string());
+          if (target.code() == Errc::kEscapes) {
+            e.link = Status(Errc::kEscapes, name + " is a symbolic link that leads outside " + root.path().string());
             ++stats.escapes;
-          } else if (target.code() == FileErrc::kLoop) {
-            e.link = Status(FileErrc::kLoop, name + " is a symbolic link loop");
+          } else if (target.code() == Errc::kLoop) {
+            e.link = Status(Errc::kLoop, name + " is a symbolic link loop");
             ++stats.loops;
           } else {
             e.link = Status(target.code(), name + " is a symbolic link to nothing (" + target.message() + ")");
@@ -431,18 +431,18 @@ struct Walker {
             if (S_ISDIR(dst.st_mode)) descend_real = *target;
           }
         } else {
-          e.link = Status(FileErrc::kNotFound, name + " is a symbolic link to nothing");
+          e.link = Status(Errc::kNotFound, name + " is a symbolic link to nothing");
         }
       }
       if (!descend_real.empty() && entered.count({dst.st_dev, dst.st_ino})) {
         if (e.type == EntryType::kSymlink) {
-          e.link = Status(FileErrc::kLoop, root.Display(e.path) + " is a symbolic link to a directory already walked (a loop)");
+          e.link = Status(Errc::kLoop, root.Display(e.path) + " is a symbolic link to a directory already walked (a loop)");
           ++stats.loops;
         }
         descend_real.clear();
       }
       if (++stats.entries > opt.max_entries) {
-        error = Status(FileErrc::kTooMany, root.Display(path) + " holds more than " + std::to_string(opt.max_entries) +
+        error = Status(Errc::kTooMany, root.Display(path) + " holds more than " + std::to_string(opt.max_entries) +
                                                " entries (walk stopped)");
         stop = true;
         return;
@@ -472,7 +472,7 @@ Result<WalkStats> WalkTree(const FileRoot& root, const fs::path& dir, const Walk
   struct stat st {};
   if (::stat(real->c_str(), &st) != 0) return SysError(errno, root.Display(dir));
   if (!S_ISDIR(st.st_mode))
-    return Status(FileErrc::kNotDirectory, root.Display(dir) + " is a " + TypeName(st.st_mode) + ", not a directory");
+    return Status(Errc::kNotDirectory, root.Display(dir) + " is a " + TypeName(st.st_mode) + ", not a directory");
   Walker w{root, options, visit, {}, {}, {}, false};
   w.entered.insert({st.st_dev, st.st_ino});
   w.Dir(*real, dir, fs::path(), 0);
@@ -498,7 +498,7 @@ Status CopyFileSparse(const fs::path& src, const fs::path& dst, uint64_t size, c
   if (in.fd < 0) return SysError(errno, name);
   struct stat st {};
   if (::fstat(in.fd, &st) != 0) return SysError(errno, name);
-  if (!S_ISREG(st.st_mode)) return Status(FileErrc::kNotRegular, name + " is a " + TypeName(st.st_mode) + ", not a regular file");
+  if (!S_ISREG(st.st_mode)) return Status(Errc::kNotRegular, name + " is a " + TypeName(st.st_mode) + ", not a regular file");
   Fd out(::open(dst.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644));
   if (out.fd < 0) return SysError(errno, dst.string());
   std::unique_ptr<char[]> buf(new char[1 << 20]);
@@ -554,18 +554,18 @@ Result<CopyStats> MeasureTree(const FileRoot& root, const fs::path& from, const 
       return Visit::kContinue;
     }
     if (!S_ISREG(e.mode)) {
-      err = Status(FileErrc::kNotRegular, name + " is a " + TypeName(e.mode) + ", not a regular file; not copied");
+      err = Status(Errc::kNotRegular, name + " is a " + TypeName(e.mode) + ", not a regular file; not copied");
       return Visit::kStop;
     }
     if (e.size > options.max_file_bytes) {
-      err = Status(FileErrc::kTooLarge, name + " is " + FormatBytes(e.size) + " (apparent size), more than the " +
+      err = Status(Errc::kTooLarge, name + " is " + FormatBytes(e.size) + " (apparent size), more than the " +
                                             FormatBytes(options.max_file_bytes) + " allowed for one file; not copied");
       return Visit::kStop;
     }
     ++stats.files;
     stats.bytes += e.size;
     if (stats.bytes > options.max_total_bytes) {
-      err = Status(FileErrc::kTooLarge, top + " holds more than " + FormatBytes(options.max_total_bytes) +
+      err = Status(Errc::kTooLarge, top + " holds more than " + FormatBytes(options.max_total_bytes) +
                                             " (apparent size, sparse files counted in full), the copy limit; not copied");
       return Visit::kStop;
     }
@@ -573,7 +573,7 @@ Result<CopyStats> MeasureTree(const FileRoot& root, const fs::path& from, const 
   });
   if (!w.ok()) return w.status();
   if (!err.ok()) return err;
-  if (w->depth_limited) return Status(FileErrc::kTooMany, top + " is nested more than 16 directories deep; not copied");
+  if (w->depth_limited) return Status(Errc::kTooMany, top + " is nested more than 16 directories deep; not copied");
   return stats;
 }
 
@@ -599,12 +599,12 @@ Result<CopyStats> CopyTree(const FileRoot& root, const fs::path& from, const fs:
       return Visit::kContinue;
     }
     if (!S_ISREG(e.mode)) {
-      err = Status(FileErrc::kNotRegular, name + " is a " + TypeName(e.mode) + ", not a regular file; not copied");
+      err = Status(Errc::kNotRegular, name + " is a " + TypeName(e.mode) + ", not a regular file; not copied");
       return Visit::kStop;
     }
     stats.bytes += e.size;
     if (e.size > options.max_file_bytes || stats.bytes > options.max_total_bytes) {
-      err = Status(FileErrc::kTooLarge, root.Display(from) + " grew past the copy limit (" +
+      err = Status(Errc::kTooLarge, root.Display(from) + " grew past the copy limit (" +
                                             FormatBytes(options.max_total_bytes) + ") while it was copied; not copied");
       return Visit::kStop;
     }
@@ -635,11 +635,11 @@ Result<CopyStats> CopyTree(const FileRoot& root, const fs::path& from, const fs:
 Status WriteFileAtomic(const FileRoot& root, const fs::path& dir, const std::string& name, std::string_view content,
                        mode_t mode) {
   if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos || name.find('\0') != std::string::npos)
-    return Status(FileErrc::kInvalid, "bad file name '" + name + "'");
+    return Status(Errc::kInvalid, "bad file name '" + name + "'");
   const std::string shown = root.Display(dir);
   fs::path parent = dir.parent_path();
   const std::string leaf = dir.filename().string();
-  if (leaf.empty() || leaf == "." || leaf == "..") return Status(FileErrc::kInvalid, "bad directory " + dir.string());
+  if (leaf.empty() || leaf == "." || leaf == "..") return Status(Errc::kInvalid, "bad directory " + dir.string());
   auto preal = root.Confine(parent);
   if (!preal.ok()) return preal.status();
   Fd pfd(::open(preal->c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
@@ -651,12 +651,12 @@ Status WriteFileAtomic(const FileRoot& root, const fs::path& dir, const std::str
     struct stat st {};
     if (::fstatat(pfd.fd, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
       auto c = root.Confine(dir);
-      if (!c.ok() && c.code() == FileErrc::kEscapes)
-        return Status(FileErrc::kEscapes, shown + " is a symlink that leads outside " + root.path().string() +
+      if (!c.ok() && c.code() == Errc::kEscapes)
+        return Status(Errc::kEscapes, shown + " is a symlink that leads outside " + root.path().string() +
                                               "; refusing to write through it");
-      return Status(FileErrc::kNotDirectory, shown + " is a symlink; refusing to write through it");
+      return Status(Errc::kNotDirectory, shown + " is a symlink; refusing to write through it");
     }
-    if (e == ENOTDIR) return Status(FileErrc::kNotDirectory, shown + " is not a directory");
+    if (e == ENOTDIR) return Status(Errc::kNotDirectory, shown + " is not a directory");
     return SysError(e, shown);
   }
   static std::atomic<unsigned> counter{0};
@@ -667,7 +667,7 @@ Status WriteFileAtomic(const FileRoot& root, const fs::path& dir, const std::str
     out.fd = ::openat(dfd.fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     if (out.fd < 0 && errno != EEXIST) return SysError(errno, shown + "/" + tmp, "create");
   }
-  if (out.fd < 0) return Status(FileErrc::kIo, "cannot create a temp file in " + shown);
+  if (out.fd < 0) return Status(Errc::kIo, "cannot create a temp file in " + shown);
   int err = 0;
   if (!WriteAll(out.fd, content.data(), content.size(), 0, &err) || ::close(out.release()) != 0) {
     if (!err) err = errno;

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/status.h"
+
 namespace mt::launch::approval {
 
 class AuditLog {
@@ -14,8 +16,9 @@ class AuditLog {
   explicit AuditLog(std::filesystem::path file) : file_(std::move(file)) {}
 
   // Adds "time" (ISO-8601 UTC) to `event`, appends it as one line under an exclusive
-  // flock (several servers may share the file), fsyncs. Returns "" or the error.
-  std::string Append(nlohmann::json event) const;
+  // flock (several servers may share the file), fsyncs. kIo / kPermission / kNotFound with
+  // what failed.
+  base::Status Append(nlohmann::json event) const;
 
   const std::filesystem::path& file() const { return file_; }
 

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -28,13 +27,12 @@ std::string RandomId() {
   return s;
 }
 
-std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
+using base::Errc;
+using base::Status;
 
-// Writes `data` to `path` atomically and durably (fsync of the file, rename, fsync of the
-// directory), readable by its owner only.
-std::string WriteAtomic(const fs::path& path, const std::string& data) {
-  const base::Status st = base::WriteFileAtomic(path, data, {.mode = 0600, .durable = true});
-  return st.ok() ? "" : st.message();
+Status Errno(const std::string& what) {
+  const int err = errno;
+  return Status(base::ErrcOf(err), what + ": " + base::ErrnoText(err));
 }
 
 }  // namespace
@@ -66,7 +64,7 @@ json PlanRecord::ToJson() const {
               {"finished", finished}};
 }
 
-std::string PlanRecord::FromJson(const json& j, PlanRecord* r) {
+Status PlanRecord::FromJson(const json& j, PlanRecord* r) {
   try {
     r->id = j.at("id");
     r->kind = j.at("kind");
@@ -88,48 +86,48 @@ std::string PlanRecord::FromJson(const json& j, PlanRecord* r) {
     r->decided = j.value("decided", int64_t{0});
     r->finished = j.value("finished", int64_t{0});
   } catch (const std::exception& e) {
-    return std::string("malformed approval record: ") + e.what();
+    return Status(Errc::kInvalid, std::string("malformed approval record: ") + e.what());
   }
-  return "";
+  return Status::Ok();
 }
 
 ApprovalStore::ApprovalStore(fs::path dir, std::chrono::seconds ttl) : dir_(std::move(dir)), ttl_(ttl) {}
 
-std::string ApprovalStore::Locked(const std::function<std::string()>& fn) {
+Status ApprovalStore::Locked(const std::function<Status()>& fn) {
   std::error_code ec;
   fs::create_directories(dir_, ec);
-  if (ec) return "cannot create approvals directory " + dir_.string() + ": " + ec.message();
+  if (ec) return Status(base::ErrcOf(ec.value()), "cannot create approvals directory " + dir_.string() + ": " + ec.message());
   const fs::path lock = dir_ / ".lock";
   const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return Errno("cannot open " + lock.string());
   while (::flock(fd, LOCK_EX) != 0) {
     if (errno != EINTR) {
-      std::string e = Errno("cannot lock " + lock.string());
+      Status e = Errno("cannot lock " + lock.string());
       ::close(fd);
       return e;
     }
   }
-  std::string err;
+  Status st;
   try {
-    err = fn();
-  } catch (const std::exception& e) {
-    err = e.what();
+    st = fn();
+  } catch (const std::exception& e) {   // a JSON type error inside fn: reported, lock released
+    st = Status(Errc::kInvalid, e.what());
   }
   ::close(fd);
-  return err;
+  return st;
 }
 
-std::string ApprovalStore::Load(const std::string& id, PlanRecord* out) const {
-  if (!ValidPlanId(id)) return "no such plan '" + id + "' (a plan id is 32 hex digits)";
+Status ApprovalStore::Load(const std::string& id, PlanRecord* out) const {
+  if (!ValidPlanId(id)) return Status(Errc::kNotFound, "no such plan '" + id + "' (a plan id is 32 hex digits)");
   std::ifstream in(PathOf(id));
-  if (!in) return "no such plan " + id;
+  if (!in) return Status(Errc::kNotFound, "no such plan " + id);
   std::stringstream ss;
   ss << in.rdbuf();
   json j = json::parse(ss.str(), nullptr, false);
-  if (j.is_discarded()) return "approval record " + id + " is not valid JSON";
-  if (auto e = PlanRecord::FromJson(j, out); !e.empty()) return e;
-  if (out->id != id) return "approval record " + id + " names another plan (" + out->id + ")";
-  return "";
+  if (j.is_discarded()) return Status(Errc::kInvalid, "approval record " + id + " is not valid JSON");
+  if (Status st = PlanRecord::FromJson(j, out); !st.ok()) return st;
+  if (out->id != id) return Status(Errc::kInvalid, "approval record " + id + " names another plan (" + out->id + ")");
+  return Status::Ok();
 }
 
 void ApprovalStore::ForEachRecordLocked(const std::function<void(PlanRecord&)>& fn) const {
@@ -138,14 +136,18 @@ void ApprovalStore::ForEachRecordLocked(const std::function<void(PlanRecord&)>& 
     const std::string name = e.path().filename().string();
     if (name.size() != 37 || e.path().extension() != ".json") continue;
     PlanRecord r;
-    if (Load(name.substr(0, 32), &r).empty()) fn(r);
+    if (Load(name.substr(0, 32), &r).ok()) fn(r);
   }
 }
 
-std::string ApprovalStore::Save(const PlanRecord& rec) const { return WriteAtomic(PathOf(rec.id), rec.ToJson().dump(1) + "\n"); }
+// Atomically and durably (fsync of the file, rename, fsync of the directory), readable by
+// its owner only.
+Status ApprovalStore::Save(const PlanRecord& rec) const {
+  return base::WriteFileAtomic(PathOf(rec.id), rec.ToJson().dump(1) + "\n", {.mode = 0600, .durable = true});
+}
 
-std::string ApprovalStore::Create(PlanRecord* rec, int64_t now, std::size_t max_pending_per_requester) {
-  return Locked([&]() -> std::string {
+Status ApprovalStore::Create(PlanRecord* rec, int64_t now, std::size_t max_pending_per_requester) {
+  return Locked([&]() -> Status {
     if (max_pending_per_requester > 0) {
       // Counted under the lock, so a burst of parallel requests cannot slip past the cap.
       std::size_t pending = 0;
@@ -153,13 +155,14 @@ std::string ApprovalStore::Create(PlanRecord* rec, int64_t now, std::size_t max_
         pending += r.state == "pending" && now < r.expires && r.requester == rec->requester;
       });
       if (pending >= max_pending_per_requester)
-        return rec->requester + " already has " + std::to_string(pending) +
-               " plans waiting for approval (the limit is " + std::to_string(max_pending_per_requester) +
-               "); wait until a human decides them or they expire, then ask again";
+        return Status(Errc::kTooMany, rec->requester + " already has " + std::to_string(pending) +
+                                          " plans waiting for approval (the limit is " +
+                                          std::to_string(max_pending_per_requester) +
+                                          "); wait until a human decides them or they expire, then ask again");
     }
     for (int attempt = 0; attempt < 4; ++attempt) {
       rec->id = RandomId();
-      if (rec->id.empty()) return "no randomness for a plan id";
+      if (rec->id.empty()) return Status(Errc::kIo, "no randomness for a plan id");
       if (!fs::exists(PathOf(rec->id))) break;
     }
     rec->state = "pending";
@@ -172,20 +175,21 @@ std::string ApprovalStore::Create(PlanRecord* rec, int64_t now, std::size_t max_
   });
 }
 
-std::string ApprovalStore::Get(const std::string& id, int64_t now, PlanRecord* out) {
-  return Locked([&]() -> std::string {
-    if (auto e = Load(id, out); !e.empty()) return e;
+Status ApprovalStore::Get(const std::string& id, int64_t now, PlanRecord* out) {
+  return Locked([&]() -> Status {
+    if (Status st = Load(id, out); !st.ok()) return st;
     if (out->state == "pending" && now >= out->expires) {
       out->state = "expired";
       return Save(*out);
     }
-    return "";
+    return Status::Ok();
   });
 }
 
 std::vector<PlanRecord> ApprovalStore::List(int64_t now) {
   std::vector<PlanRecord> out;
-  Locked([&]() -> std::string {
+  // A store that cannot be locked lists nothing (List is for display; Get reports errors).
+  (void)Locked([&]() -> Status {
     ForEachRecordLocked([&](PlanRecord& r) {
       if (r.state == "pending" && now >= r.expires) {
         r.state = "expired";
@@ -193,7 +197,7 @@ std::vector<PlanRecord> ApprovalStore::List(int64_t now) {
       }
       out.push_back(std::move(r));
     });
-    return "";
+    return Status::Ok();
   });
   std::sort(out.begin(), out.end(), [](const PlanRecord& a, const PlanRecord& b) {
     return a.created != b.created ? a.created > b.created : a.id < b.id;
@@ -201,21 +205,22 @@ std::vector<PlanRecord> ApprovalStore::List(int64_t now) {
   return out;
 }
 
-std::string ApprovalStore::Decide(const std::string& id, const std::string& expected_hash, bool approve,
-                                  const std::string& approver, const std::string& via, const std::string& reason,
-                                  int64_t now, PlanRecord* out) {
-  return Locked([&]() -> std::string {
-    if (auto e = Load(id, out); !e.empty()) return e;
+Status ApprovalStore::Decide(const std::string& id, const std::string& expected_hash, bool approve,
+                             const std::string& approver, const std::string& via, const std::string& reason,
+                             int64_t now, PlanRecord* out) {
+  return Locked([&]() -> Status {
+    if (Status st = Load(id, out); !st.ok()) return st;
     if (out->state == "pending" && now >= out->expires) {
       out->state = "expired";
-      if (auto e = Save(*out); !e.empty()) return e;
+      if (Status st = Save(*out); !st.ok()) return st;
     }
     if (out->state != "pending")
-      return "plan " + id + " is " + out->state + ", not pending (an approval is single-use; a new request needs a new plan)";
+      return Status(Errc::kConflict, "plan " + id + " is " + out->state +
+                                         ", not pending (an approval is single-use; a new request needs a new plan)");
     if (expected_hash != out->hash)
-      return "plan " + id + " has hash " + out->hash.substr(0, 16) + ", not the " +
-             (expected_hash.empty() ? std::string("(none)") : expected_hash.substr(0, 16)) +
-             " that was shown for approval; approve the plan as it is now";
+      return Status(Errc::kConflict, "plan " + id + " has hash " + out->hash.substr(0, 16) + ", not the " +
+                                         (expected_hash.empty() ? std::string("(none)") : expected_hash.substr(0, 16)) +
+                                         " that was shown for approval; approve the plan as it is now");
     out->state = approve ? "approved" : "denied";
     out->approver = approver;
     out->via = via;
@@ -225,11 +230,11 @@ std::string ApprovalStore::Decide(const std::string& id, const std::string& expe
   });
 }
 
-std::string ApprovalStore::Finish(const std::string& id, const std::string& job_id, const std::string& result,
-                                  const std::string& error, int64_t now, PlanRecord* out) {
-  return Locked([&]() -> std::string {
-    if (auto e = Load(id, out); !e.empty()) return e;
-    if (out->state != "approved") return "plan " + id + " is " + out->state + ", not approved";
+Status ApprovalStore::Finish(const std::string& id, const std::string& job_id, const std::string& result,
+                             const std::string& error, int64_t now, PlanRecord* out) {
+  return Locked([&]() -> Status {
+    if (Status st = Load(id, out); !st.ok()) return st;
+    if (out->state != "approved") return Status(Errc::kConflict, "plan " + id + " is " + out->state + ", not approved");
     out->state = error.empty() ? "submitted" : "failed";
     out->job_id = job_id;
     out->result = result;

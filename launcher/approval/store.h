@@ -18,6 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/status.h"
+
 namespace mt::launch::approval {
 
 struct PlanRecord {
@@ -34,7 +36,7 @@ struct PlanRecord {
   int64_t created = 0, expires = 0, decided = 0, finished = 0;   // unix seconds
 
   nlohmann::json ToJson() const;
-  static std::string FromJson(const nlohmann::json& j, PlanRecord* out);
+  static base::Status FromJson(const nlohmann::json& j, PlanRecord* out);
 };
 
 // True for a well-formed plan id (also what keeps ids from naming other files).
@@ -44,36 +46,39 @@ class ApprovalStore {
  public:
   explicit ApprovalStore(std::filesystem::path dir, std::chrono::seconds ttl = std::chrono::minutes(15));
 
-  // Records a new pending plan (fills id, state, created, expires). Returns "" or an error.
+  // Records a new pending plan (fills id, state, created, expires). kTooMany when the
+  // requester is at the cap below; kIo when the store cannot be written.
   // With `max_pending_per_requester` > 0, refuses a plan whose requester (rec->requester)
   // already has that many pending: a flood of plans is how an approver gets tired enough to
   // approve without reading.
-  std::string Create(PlanRecord* rec, int64_t now, std::size_t max_pending_per_requester = 0);
+  base::Status Create(PlanRecord* rec, int64_t now, std::size_t max_pending_per_requester = 0);
 
-  // Reads a record; a pending plan past its expiry is stored as expired first.
-  std::string Get(const std::string& id, int64_t now, PlanRecord* out);
+  // Reads a record; a pending plan past its expiry is stored as expired first. kNotFound for
+  // an unknown (or malformed) id, kInvalid for a record that does not parse.
+  base::Status Get(const std::string& id, int64_t now, PlanRecord* out);
 
   // All records, newest first (expiry applied).
   std::vector<PlanRecord> List(int64_t now);
 
   // pending → approved (approve) or denied. Fails unless the plan is pending, unexpired and
-  // its hash equals `expected_hash` (the plan the approver was shown). On success `out` is
-  // the updated record and the caller, alone, executes an approved plan.
-  std::string Decide(const std::string& id, const std::string& expected_hash, bool approve, const std::string& approver,
+  // its hash equals `expected_hash` (the plan the approver was shown): kConflict otherwise.
+  // On success `out` is the updated record and the caller, alone, executes an approved plan.
+  base::Status Decide(const std::string& id, const std::string& expected_hash, bool approve, const std::string& approver,
                      const std::string& via, const std::string& reason, int64_t now, PlanRecord* out);
 
-  // approved → submitted (error empty) or failed, with the job id / backend message.
-  std::string Finish(const std::string& id, const std::string& job_id, const std::string& result,
+  // approved → submitted (error empty) or failed, with the job id / backend message;
+  // kConflict unless the plan is approved.
+  base::Status Finish(const std::string& id, const std::string& job_id, const std::string& result,
                      const std::string& error, int64_t now, PlanRecord* out);
 
   const std::filesystem::path& dir() const { return dir_; }
   std::chrono::seconds ttl() const { return ttl_; }
 
  private:
-  // Runs `fn` with the store locked. `fn` returns "" or an error.
-  std::string Locked(const std::function<std::string()>& fn);
-  std::string Load(const std::string& id, PlanRecord* out) const;
-  std::string Save(const PlanRecord& rec) const;
+  // Runs `fn` with the store locked and returns its Status.
+  base::Status Locked(const std::function<base::Status()>& fn);
+  base::Status Load(const std::string& id, PlanRecord* out) const;
+  base::Status Save(const PlanRecord& rec) const;
   // Every readable record, with the store already locked by the caller.
   void ForEachRecordLocked(const std::function<void(PlanRecord&)>& fn) const;
   std::filesystem::path PathOf(const std::string& id) const { return dir_ / (id + ".json"); }

@@ -1,5 +1,7 @@
 #include "launcher/demo/workspace.h"
 
+#include "base/atomic_file.h"
+
 #include <unistd.h>
 
 #include <chrono>
@@ -12,6 +14,8 @@
 
 namespace mt::launch::demo {
 namespace fs = std::filesystem;
+using base::Errc;
+using base::Status;
 namespace {
 
 std::string Readme(const std::vector<sim::Scenario>& jobs) {
@@ -40,13 +44,13 @@ std::vector<std::string> DemoJobIds() {
   return ids;
 }
 
-std::string InitWorkspace(const fs::path& dir, const InitOptions& opts) {
-  if (dir.empty()) return "no workspace directory given";
+Status InitWorkspace(const fs::path& dir, const InitOptions& opts) {
+  if (dir.empty()) return Status(Errc::kInvalid, "no workspace directory given");
   std::error_code ec;
   const auto st = fs::symlink_status(dir, ec);
   if (fs::exists(st)) {
-    if (!fs::is_directory(st)) return dir.string() + " exists and is not a directory";
-    if (!fs::is_empty(dir, ec)) return dir.string() + " is not empty; give a new or empty directory";
+    if (!fs::is_directory(st)) return Status(Errc::kInvalid, dir.string() + " exists and is not a directory");
+    if (!fs::is_empty(dir, ec)) return Status(Errc::kInvalid, dir.string() + " is not empty; give a new or empty directory");
   }
   // Parse every scenario first: a broken scenario fails before anything is written.
   std::vector<sim::Scenario> jobs;
@@ -55,22 +59,22 @@ std::string InitWorkspace(const fs::path& dir, const InitOptions& opts) {
   for (const auto& e : EmbeddedScenarios()) {
     sim::Scenario s;
     std::string err;
-    if (!sim::ParseScenario(e.yaml, e.file_name, &s, &err)) return "embedded scenario " + err;
+    if (!sim::ParseScenario(e.yaml, e.file_name, &s, &err)) return Status(Errc::kInvalid, "embedded scenario " + err);
     if (!wanted.empty() && !wanted.count(s.job_id)) continue;
     missing.erase(s.job_id);
     jobs.push_back(std::move(s));
   }
-  if (!missing.empty()) return "no case study with job id " + *missing.begin();
-  if (jobs.empty()) return "no case-study scenarios are compiled into this binary";
+  if (!missing.empty()) return Status(Errc::kInvalid, "no case study with job id " + *missing.begin());
+  if (jobs.empty()) return Status(Errc::kInvalid, "no case-study scenarios are compiled into this binary");
 
   const fs::path abs = fs::absolute(dir, ec);
   const fs::path parent = abs.parent_path();
-  if (!fs::is_directory(parent, ec)) return "parent directory " + parent.string() + " does not exist";
+  if (!fs::is_directory(parent, ec)) return Status(Errc::kNotFound, "parent directory " + parent.string() + " does not exist");
   const fs::path tmp = parent / ("." + abs.filename().string() + ".partial-" + std::to_string(getpid()));
   fs::remove_all(tmp, ec);
   fs::create_directory(tmp, ec);
-  if (ec) return "cannot create " + tmp.string() + ": " + ec.message();
-  auto fail = [&](const std::string& e) {
+  if (ec) return base::StatusOf(ec, "cannot create " + tmp.string());
+  auto fail = [&](const Status& e) {
     std::error_code ignore;
     fs::remove_all(tmp, ignore);
     return e;
@@ -82,7 +86,7 @@ std::string InitWorkspace(const fs::path& dir, const InitOptions& opts) {
   for (const auto& s : jobs) {
     const auto t0 = std::chrono::steady_clock::now();
     sim::GenerateResult r;
-    if (std::string e = sim::GenerateJob(s, tmp, gen, &r); !e.empty()) return fail("job " + s.job_id + ": " + e);
+    if (Status e = sim::GenerateJob(s, tmp, gen, &r); !e.ok()) return fail(e.In("job " + s.job_id));
     if (opts.progress) {
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       char line[256];
@@ -91,11 +95,11 @@ std::string InitWorkspace(const fs::path& dir, const InitOptions& opts) {
       opts.progress(line);
     }
   }
-  if (std::string e = sim::WriteFileAtomic(tmp / "README.txt", Readme(jobs)); !e.empty()) return fail(e);
+  if (Status e = base::WriteFileAtomic(tmp / "README.txt", Readme(jobs)); !e.ok()) return fail(e);
   if (fs::exists(abs)) fs::remove(abs, ec);  // the empty directory checked above
   fs::rename(tmp, abs, ec);
-  if (ec) return fail("cannot move the workspace into " + abs.string() + ": " + ec.message());
-  return "";
+  if (ec) return fail(Status(Errc::kIo, "cannot move the workspace into " + abs.string() + ": " + ec.message()));
+  return Status::Ok();
 }
 
 }  // namespace mt::launch::demo

@@ -14,6 +14,7 @@
 // `mt demo init DIR` and `mt-simtrain --demo-init DIR` both call InitWorkspace.
 #pragma once
 
+#include "base/status.h"
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -29,10 +30,11 @@ struct InitOptions {
   std::function<void(const std::string&)> progress;  // optional: one line per finished job
 };
 
-/** Creates the case-study workspace under dir; returns "" on success or an error message.
+/** Creates the case-study workspace under dir: kInvalid for a bad dir or job id, else the
+ *  generator's errors (launcher/sim/job_writer.h).
  *  `dir` must not exist or be an empty directory. The workspace is built next to it
  *  (`<dir>.partial-<pid>`) and renamed into place, so a failure leaves nothing behind. */
-std::string InitWorkspace(const std::filesystem::path& dir, const InitOptions& opts);
+base::Status InitWorkspace(const std::filesystem::path& dir, const InitOptions& opts);
 
 /** Job ids of the case studies, in generation order. */
 std::vector<std::string> DemoJobIds();

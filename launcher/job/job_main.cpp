@@ -47,8 +47,8 @@ bool LoadPlan(const std::string& path, Plan* p) {
     std::ifstream f(path);
     if (!f) return std::fprintf(stderr, "mt-job: cannot read plan %s\n", path.c_str()), false;
     const auto j = nlohmann::json::parse(f);
-    if (auto e = mt::launch::PlanFromJson(j, p); !e.empty())
-      return std::fprintf(stderr, "mt-job: %s: %s\n", path.c_str(), e.c_str()), false;
+    if (const mt::base::Status st = mt::launch::PlanFromJson(j, p); !st.ok())
+      return std::fprintf(stderr, "mt-job: %s: %s\n", path.c_str(), st.message().c_str()), false;
   } catch (const std::exception& e) {
     return std::fprintf(stderr, "mt-job: %s: %s\n", path.c_str(), e.what()), false;
   }
@@ -137,8 +137,8 @@ int RunTask(const Plan& p, const std::string& plan_path) {
   Observers obs;
   if (p.observe) {
     const int port = p.exporter_port + (Packed(p) ? rank : 0);
-    if (auto e = StartExporter(p, job_dir, host, port, rank == 0, fake_root, &obs); !e.empty())
-      Line("[Exporter] WARNING: " + host + ": " + e);
+    if (const mt::base::Status st = StartExporter(p, job_dir, host, port, rank == 0, fake_root, &obs); !st.ok())
+      Line("[Exporter] WARNING: " + host + ": " + st.message());
     if (rank == 0) {
       std::vector<std::string> targets;
       std::vector<std::string> hosts = VirtualHosts(p.nodes);
@@ -146,8 +146,8 @@ int RunTask(const Plan& p, const std::string& plan_path) {
       for (size_t i = 0; i < hosts.size(); ++i)
         targets.push_back(Packed(p) ? "127.0.0.1:" + std::to_string(p.exporter_port + static_cast<int>(i))
                                     : hosts[i] + ":" + std::to_string(p.exporter_port));
-      if (auto e = StartPrometheus(p, job_dir, targets, ShortHost(), &obs); !e.empty())
-        Line("[Prometheus] FAILED: " + e + "; training continues without Prometheus");
+      if (const mt::base::Status st = StartPrometheus(p, job_dir, targets, ShortHost(), &obs); !st.ok())
+        Line("[Prometheus] FAILED: " + st.message() + "; training continues without Prometheus");
     }
   }
 

@@ -19,10 +19,12 @@
 
 namespace mt::launch::job {
 namespace fs = std::filesystem;
+using base::Errc;
+using base::Status;
 
 static int OpenAppend(const fs::path& p) { return open(p.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644); }
 
-std::string StartExporter(const Plan& p, const fs::path& job_dir, const std::string& host, int port, bool rank0,
+Status StartExporter(const Plan& p, const fs::path& job_dir, const std::string& host, int port, bool rank0,
                           const std::string& fake_root, Observers* o) {
   std::error_code ec;
   fs::create_directories(job_dir / "metrics_exporter", ec);
@@ -44,7 +46,7 @@ std::string StartExporter(const Plan& p, const fs::path& job_dir, const std::str
   std::string err;
   o->exporter = Spawn(argv, so, &err);
   if (fd >= 0) close(fd);
-  return o->exporter < 0 ? err : "";
+  return o->exporter < 0 ? Status(Errc::kFailed, err) : Status::Ok();
 }
 
 int HttpGetStatus(int port, const std::string& path, double timeout_s) {
@@ -81,7 +83,7 @@ static std::string ScrapeConfig(const Plan& p, const std::vector<std::string>& t
   return y;
 }
 
-std::string StartPrometheus(const Plan& p, const fs::path& job_dir, const std::vector<std::string>& targets,
+Status StartPrometheus(const Plan& p, const fs::path& job_dir, const std::vector<std::string>& targets,
                             const std::string& head_host, Observers* o) {
   const fs::path dir = job_dir / "prometheus";
   std::error_code ec;
@@ -89,7 +91,7 @@ std::string StartPrometheus(const Plan& p, const fs::path& job_dir, const std::v
   {
     std::ofstream f(dir / "ray_prometheus.yml");
     f << ScrapeConfig(p, targets);
-    if (!f) return "cannot write " + (dir / "ray_prometheus.yml").string();
+    if (!f) return Status(Errc::kIo, "cannot write " + (dir / "ray_prometheus.yml").string());
   }
   int port = p.prometheus_port_first;
   for (int attempt = 0; attempt < 3; ++attempt) {
@@ -107,7 +109,7 @@ std::string StartPrometheus(const Plan& p, const fs::path& job_dir, const std::v
                              "--web.listen-address=127.0.0.1:" + std::to_string(port)},
                             so, &err);
     if (fd >= 0) close(fd);
-    if (pid < 0) return err;
+    if (pid < 0) return Status(Errc::kFailed, err);
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     int code = 0;
     bool exited = false;
@@ -129,7 +131,7 @@ std::string StartPrometheus(const Plan& p, const fs::path& job_dir, const std::v
         std::printf("[Prometheus] To view from your machine: ssh -J %s@%s -L %d:localhost:%d root@%s\n",
                     user ? user : "root", login ? login : head_host.c_str(), port, port, head_host.c_str());
         std::fflush(stdout);
-        return "";
+        return Status::Ok();
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
@@ -137,8 +139,8 @@ std::string StartPrometheus(const Plan& p, const fs::path& job_dir, const std::v
     ++port;   // lost a race for this port (or it never became ready): try the next one
     if (port > p.prometheus_port_last) break;
   }
-  return "could not bind any port in " + std::to_string(p.prometheus_port_first) + "-" +
-         std::to_string(p.prometheus_port_last);
+  return Status(Errc::kFailed, "could not bind any port in " + std::to_string(p.prometheus_port_first) + "-" +
+         std::to_string(p.prometheus_port_last));
 }
 
 void StopObservers(Observers* o, const fs::path& job_dir) {

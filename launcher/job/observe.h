@@ -2,6 +2,7 @@
 // on node 0, a real Prometheus whose TSDB lives in <job>/prometheus/. Both are stopped by the
 // task that started them when training ends, however it ends.
 #pragma once
+#include "base/status.h"
 #include <sys/types.h>
 
 #include <filesystem>
@@ -19,14 +20,14 @@ struct Observers {
 };
 
 // Starts this node's exporter. `targets_root` is a fake /proc+/sys root (simulator runs) or "".
-std::string StartExporter(const Plan& p, const std::filesystem::path& job_dir, const std::string& host, int port,
-                          bool rank0, const std::string& fake_root, Observers* o);
+base::Status StartExporter(const Plan& p, const std::filesystem::path& job_dir, const std::string& host, int port,
+                           bool rank0, const std::string& fake_root, Observers* o);
 
 // Writes prometheus/ray_prometheus.yml for `targets` (host:port), probes ports from the plan's
 // range, starts Prometheus on 127.0.0.1 and waits until it is ready. Prints the port and the
 // SSH tunnel hint to stdout (the job log).
-std::string StartPrometheus(const Plan& p, const std::filesystem::path& job_dir, const std::vector<std::string>& targets,
-                            const std::string& head_host, Observers* o);
+base::Status StartPrometheus(const Plan& p, const std::filesystem::path& job_dir, const std::vector<std::string>& targets,
+                             const std::string& head_host, Observers* o);
 
 void StopObservers(Observers* o, const std::filesystem::path& job_dir);
 

@@ -13,6 +13,8 @@
 
 namespace mt::launch {
 namespace fs = std::filesystem;
+using base::Errc;
+using base::Status;
 
 std::string GitSummary(const fs::path& repo) {
   auto git = [&](std::vector<std::string> args) {
@@ -103,27 +105,27 @@ void RemoveTree(const fs::path& dir) {
   fs::remove_all(dir, ec);
 }
 
-static std::string WriteFile(const fs::path& path, const std::string& content) {
+static Status WriteFile(const fs::path& path, const std::string& content) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
   std::ofstream f(path, std::ios::binary);
   f << content;
   f.close();
-  if (!f) return "cannot write " + path.string();
-  return "";
+  if (!f) return Status(Errc::kIo, "cannot write " + path.string());
+  return Status::Ok();
 }
 
-std::string CreateArtifact(const Plan& p, const std::vector<std::string>& submit_cmd,
-                           const std::map<std::string, std::string>& extra_files) {
+Status CreateArtifact(const Plan& p, const std::vector<std::string>& submit_cmd,
+                      const std::map<std::string, std::string>& extra_files) {
   std::error_code ec;
   const fs::path parent = p.artifact_dir.parent_path();
   fs::create_directories(parent, ec);
-  if (ec) return "cannot create " + parent.string() + ": " + ec.message();
-  if (fs::exists(p.artifact_dir, ec)) return "artifact " + p.artifact_dir.string() + " already exists";
+  if (ec) return base::StatusOf(ec, "cannot create " + parent.string());
+  if (fs::exists(p.artifact_dir, ec)) return Status(Errc::kConflict, "artifact " + p.artifact_dir.string() + " already exists");
   std::random_device rd;
   const fs::path tmp = parent / (".tmp-" + p.artifact_dir.filename().string() + "-" + std::to_string(rd()));
   fs::create_directory(tmp, ec);
-  if (ec) return "cannot create " + tmp.string() + ": " + ec.message();
+  if (ec) return base::StatusOf(ec, "cannot create " + tmp.string());
   std::string cmd;
   if (auto d = p.workspace.string(); !d.empty()) cmd += "JOB_WORKSPACE=" + ShellQuote(d) + " ";
   cmd += ShellJoin(submit_cmd) + "\n";
@@ -131,21 +133,21 @@ std::string CreateArtifact(const Plan& p, const std::vector<std::string>& submit
   files["plan.json"] = p.ToJson().dump(2) + "\n";
   files["submit_cmd.txt"] = cmd;
   files["git_summary.txt"] = GitSummary(p.repo_dir);
-  std::string err;
+  Status st;
   for (const auto& [name, content] : files)
-    if (err.empty()) err = WriteFile(tmp / name, content);
+    if (st.ok()) st = WriteFile(tmp / name, content);
   const fs::path model_yml = p.models_dir / (p.spec.model + ".yml");
   const fs::path model_env = p.models_dir / (p.spec.model + ".env");
   fs::create_directories(tmp / "configs" / "models", ec);
-  if (err.empty()) {
+  if (st.ok()) {
     fs::copy_file(model_yml, tmp / "configs" / "models" / model_yml.filename(), ec);
-    if (ec) err = "cannot copy " + model_yml.string() + ": " + ec.message();
+    if (ec) st = base::StatusOf(ec, "cannot copy " + model_yml.string());
   }
-  if (err.empty() && fs::exists(model_env)) {
+  if (st.ok() && fs::exists(model_env)) {
     fs::copy_file(model_env, tmp / "configs" / "models" / model_env.filename(), ec);
-    if (ec) err = "cannot copy " + model_env.string() + ": " + ec.message();
+    if (ec) st = base::StatusOf(ec, "cannot copy " + model_env.string());
   }
-  if (err.empty()) {
+  if (st.ok()) {
     // Read-only from here on: a queued job must run exactly what was planned.
     std::vector<fs::path> dirs;
     ForEachInTree(tmp, [&dirs](const base::WalkEntry& e) {
@@ -155,10 +157,10 @@ std::string CreateArtifact(const Plan& p, const std::vector<std::string>& submit
     for (auto d = dirs.rbegin(); d != dirs.rend(); ++d) chmod(d->c_str(), 0555);
     chmod(tmp.c_str(), 0555);
     fs::rename(tmp, p.artifact_dir, ec);
-    if (ec) err = "cannot create " + p.artifact_dir.string() + ": " + ec.message();
+    if (ec) st = base::StatusOf(ec, "cannot create " + p.artifact_dir.string());
   }
-  if (!err.empty()) RemoveTree(tmp);
-  return err;
+  if (!st.ok()) RemoveTree(tmp);
+  return st;
 }
 
 }  // namespace mt::launch

@@ -5,6 +5,7 @@
 //       scenario.yaml (simulator runs)  job.sbatch (slurm)  job.k8s.yaml (k8s)
 // Built in a hidden temp dir and renamed into place; files 0444, dirs 0555.
 #pragma once
+#include "base/status.h"
 #include <filesystem>
 #include <map>
 #include <string>
@@ -25,9 +26,9 @@ std::string SimScenarioYaml(const Plan& p);
 // the stages with their timeouts, srun's the tasks and writes the JOB SUMMARY.
 std::string SlurmBatchScript(const Plan& p);
 
-// Creates plan.artifact_dir. `submit_cmd` is the command line the user typed. Returns "" or
-// an error; on error nothing is left behind.
-std::string CreateArtifact(const Plan& p, const std::vector<std::string>& submit_cmd,
+// Creates plan.artifact_dir. `submit_cmd` is the command line the user typed. kConflict
+// when it exists, else the file-system error; on error nothing is left behind.
+base::Status CreateArtifact(const Plan& p, const std::vector<std::string>& submit_cmd,
                            const std::map<std::string, std::string>& extra_files);
 
 // Removes a tree this launcher made read-only.

@@ -3,6 +3,7 @@
 // cancelled. submit.h dispatches through it; the job watch and restarts of the supervision
 // work use the same three verbs (submit, status, cancel) whatever the backend.
 #pragma once
+#include "base/status.h"
 #include <map>
 #include <string>
 #include <vector>
@@ -34,11 +35,13 @@ class Backend {
   virtual std::vector<std::string> SubmitCommand(const Plan& p) const = 0;
   virtual void AddPlanFiles(const Plan& p, std::map<std::string, std::string>* files) const { (void)p, (void)files; }
 
-  // Submits the plan whose artifact exists; "" or why not, leaving no job dir behind.
-  virtual std::string Submit(const Plan& p, SubmitResult* r) const = 0;
+  // Submits the plan whose artifact exists; on error (kFailed: the scheduler refused or its
+  // command failed; kConflict: the job dir exists) leaves no job dir behind.
+  virtual base::Status Submit(const Plan& p, SubmitResult* r) const = 0;
   // Fills state / exit_code / source of `status` (which holds the common fields).
-  virtual void Status(const LaunchedJob& job, nlohmann::json* status) const = 0;
-  virtual std::string Cancel(const LaunchedJob& job, std::string* message) const = 0;
+  virtual void FillStatus(const LaunchedJob& job, nlohmann::json* status) const = 0;
+  // kConflict for a job that is not running (local), kFailed when the scheduler refuses.
+  virtual base::Status Cancel(const LaunchedJob& job, std::string* message) const = 0;
 };
 
 // nullptr for a name no backend has.

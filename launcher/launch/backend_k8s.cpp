@@ -1,10 +1,13 @@
 // The Kubernetes backend: kubectl apply of the rendered Job manifest; kubectl get / delete.
+
 #include "launcher/launch/backend.h"
 #include "launcher/launch/job_dir.h"
 #include "launcher/launch/process.h"
 #include "launcher/launch/k8s_manifest.h"
 
 namespace mt::launch {
+using base::Errc;
+using base::Status;
 namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -24,25 +27,25 @@ class K8sBackend : public Backend {
     (*files)["job.k8s.yaml"] = RenderK8sManifest(p, {});
   }
 
-  std::string Submit(const Plan& p, SubmitResult* r) const override {
+  Status Submit(const Plan& p, SubmitResult* r) const override {
     if (FindOnPath("kubectl").empty())
-      return "kubectl not found on PATH; `mt submit --backend k8s --dry-run --json` prints the rendered manifest";
+      return Status(Errc::kNotFound, "kubectl not found on PATH; `mt submit --backend k8s --dry-run --json` prints the rendered manifest");
     auto ap = RunCapture(p.submit_argv, {}, 120);
-    if (ap.status != 0) return "kubectl apply failed (exit " + std::to_string(ap.status) + "): " + TrimOutput(ap.err + ap.out + ap.error);
+    if (ap.status != 0) return Status(Errc::kFailed, "kubectl apply failed (exit " + std::to_string(ap.status) + "): " + TrimOutput(ap.err + ap.out + ap.error));
     fs::path dir;
     json rec = LaunchRecordJson(p, p.job_id);
     rec["k8s_job"] = K8sJobName(p);
-    if (auto e = CreateJobDir(p, p.job_id, rec, &dir); !e.empty()) {
+    if (Status st = CreateJobDir(p, p.job_id, rec, &dir); !st.ok()) {
       RunCapture({"kubectl", "delete", "job", K8sJobName(p)}, {}, 60);
-      return e;
+      return st;
     }
     r->job_id = p.job_id;
     r->job_dir = dir;
     r->log = p.workspace / (JobDirName(p, p.job_id) + ".log");
-    return "";
+    return Status::Ok();
   }
 
-  void Status(const LaunchedJob& job, json* s) const override {
+  void FillStatus(const LaunchedJob& job, json* s) const override {
     if (FindOnPath("kubectl").empty()) {
       (*s)["source"] = "kubectl not found";
       return;
@@ -52,11 +55,11 @@ class K8sBackend : public Backend {
     (*s)["source"] = "kubectl";
   }
 
-  std::string Cancel(const LaunchedJob& job, std::string* message) const override {
+  Status Cancel(const LaunchedJob& job, std::string* message) const override {
     auto r = RunCapture({"kubectl", "delete", "job", job.record.value("k8s_job", "")}, {}, 60);
-    if (r.status != 0) return "kubectl delete failed: " + TrimOutput(r.err + r.out + r.error);
+    if (r.status != 0) return Status(Errc::kFailed, "kubectl delete failed: " + TrimOutput(r.err + r.out + r.error));
     *message = TrimOutput(r.out);
-    return "";
+    return Status::Ok();
   }
 };
 

@@ -1,4 +1,5 @@
 // The local backend: mt-job in its own session and process group on this host.
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -12,6 +13,8 @@
 #include "launcher/launch/artifact.h"
 
 namespace mt::launch {
+using base::Errc;
+using base::Status;
 namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -26,22 +29,23 @@ class LocalBackend : public Backend {
     return {p.binaries.at("mt-job"), "run", (p.artifact_dir / "plan.json").string()};
   }
 
-  std::string Submit(const Plan& p, SubmitResult* r) const override {
+  Status Submit(const Plan& p, SubmitResult* r) const override {
     fs::path dir;
     json rec = LaunchRecordJson(p, p.job_id);
-    if (auto e = CreateJobDir(p, p.job_id, rec, &dir); !e.empty()) return e;
+    if (Status st = CreateJobDir(p, p.job_id, rec, &dir); !st.ok()) return st;
     const fs::path log = p.workspace / (JobDirName(p, p.job_id) + ".log");
     const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) {
       RemoveTree(dir);
-      return "cannot create " + log.string() + ": " + std::strerror(errno);
+      const int err = errno;
+      return Status(base::ErrcOf(err), "cannot create " + log.string() + ": " + base::ErrnoText(err));
     }
     int fail[2];
     if (pipe2(fail, O_CLOEXEC) != 0) {
       close(fd);
       RemoveTree(dir);
       fs::remove(log);
-      return "pipe failed";
+      return Status(Errc::kIo, "cannot create a pipe to start the job");
     }
     std::vector<char*> argv;
     for (const auto& a : p.submit_argv) argv.push_back(const_cast<char*>(a.c_str()));
@@ -79,17 +83,17 @@ class LocalBackend : public Backend {
     if (exec_failed) {
       RemoveTree(dir);
       fs::remove(log);
-      return "cannot start " + p.submit_argv[0] + ": " + std::strerror(pid < 0 ? errno : child_errno);
+      return Status(Errc::kFailed, "cannot start " + p.submit_argv[0] + ": " + std::strerror(pid < 0 ? errno : child_errno));
     }
     rec["pgid"] = pid;
     WriteLaunchRecord(dir, rec);
     r->job_id = p.job_id;
     r->job_dir = dir;
     r->log = log;
-    return "";
+    return Status::Ok();
   }
 
-  void Status(const LaunchedJob& job, json* s) const override {
+  void FillStatus(const LaunchedJob& job, json* s) const override {
     const int pgid = job.record.value("pgid", 0);
     std::string state;
     int code = 0;
@@ -103,12 +107,12 @@ class LocalBackend : public Backend {
     }
   }
 
-  std::string Cancel(const LaunchedJob& job, std::string* message) const override {
+  Status Cancel(const LaunchedJob& job, std::string* message) const override {
     const int pgid = job.record.value("pgid", 0);
-    if (pgid <= 0 || kill(-pgid, 0) != 0) return "job " + job.id + " is not running";
-    if (kill(-pgid, SIGTERM) != 0) return "cannot signal process group " + std::to_string(pgid) + ": " + std::strerror(errno);
+    if (pgid <= 0 || kill(-pgid, 0) != 0) return Status(Errc::kConflict, "job " + job.id + " is not running");
+    if (kill(-pgid, SIGTERM) != 0) return Status(Errc::kFailed, "cannot signal process group " + std::to_string(pgid) + ": " + std::strerror(errno));
     *message = "sent SIGTERM to job " + job.id + " (process group " + std::to_string(pgid) + ")";
-    return "";
+    return Status::Ok();
   }
 };
 

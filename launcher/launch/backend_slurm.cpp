@@ -1,4 +1,5 @@
 // The Slurm backend: sbatch --hold, the job dir created, then scontrol release; state from
+
 // squeue / scontrol / sacct; scancel.
 #include <chrono>
 #include <cstdlib>
@@ -12,6 +13,8 @@
 #include "launcher/launch/artifact.h"
 
 namespace mt::launch {
+using base::Errc;
+using base::Status;
 namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -37,26 +40,26 @@ class SlurmBackend : public Backend {
     (*files)["job.sbatch"] = SlurmBatchScript(p);
   }
 
-  std::string Submit(const Plan& p, SubmitResult* r) const override {
+  Status Submit(const Plan& p, SubmitResult* r) const override {
     auto sb = RunCapture(p.submit_argv, {}, 120);
     if (sb.status != 0) {
       const std::string why = !sb.error.empty() ? sb.error : TrimOutput(sb.err.empty() ? sb.out : sb.err);
-      return "sbatch failed (exit " + std::to_string(sb.status) + "): " + why;
+      return Status(Errc::kFailed, "sbatch failed (exit " + std::to_string(sb.status) + "): " + why);
     }
     static const std::regex kId(R"(^\s*(\d+)(;\S+)?\s*$)");
     std::smatch m;
     const std::string out = TrimOutput(sb.out);
-    if (!std::regex_match(out, m, kId)) return "sbatch printed no job id: '" + out + "'";
+    if (!std::regex_match(out, m, kId)) return Status(Errc::kFailed, "sbatch printed no job id: '" + out + "'");
     const std::string id = m[1];
     fs::path dir;
     auto cancel = [&] { RunCapture({"scancel", id}, {}, 30); };
-    if (auto e = CreateJobDir(p, id, LaunchRecordJson(p, id), &dir); !e.empty()) return cancel(), e;
+    if (Status st = CreateJobDir(p, id, LaunchRecordJson(p, id), &dir); !st.ok()) return cancel(), st;
     // The job was submitted held, so its directory exists before any task can write into it.
     auto rel = RunCapture({"scontrol", "release", id}, {}, 60);
     if (rel.status != 0) {
       cancel();
       RemoveTree(dir);
-      return "scontrol release " + id + " failed: " + TrimOutput(rel.err + rel.out);
+      return Status(Errc::kFailed, "scontrol release " + id + " failed: " + TrimOutput(rel.err + rel.out));
     }
     // Prolog kills end a job within seconds and before it writes a log (reference §7).
     const fs::path log = p.workspace / (JobDirName(p, id) + ".log");
@@ -67,7 +70,7 @@ class SlurmBackend : public Backend {
       const std::string st = TrimOutput(RunCapture({"squeue", "-h", "-t", "all", "-j", id, "-o", "%T"}, {}, 10).out);
       if (kDead.count(st) && !fs::exists(log)) {
         RemoveTree(dir);
-        return "[ERROR] Job " + id + " died in prolog before writing any log: " + st;
+        return Status(Errc::kFailed, "[ERROR] Job " + id + " died in prolog before writing any log: " + st);
       }
       if (st == "RUNNING" || st == "COMPLETING" || st == "COMPLETED" || fs::exists(log)) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(250));
@@ -75,10 +78,10 @@ class SlurmBackend : public Backend {
     r->job_id = id;
     r->job_dir = dir;
     r->log = log;
-    return "";
+    return Status::Ok();
   }
 
-  void Status(const LaunchedJob& job, json* s) const override {
+  void FillStatus(const LaunchedJob& job, json* s) const override {
     const std::string st = TrimOutput(RunCapture({"squeue", "-h", "-t", "all", "-j", job.id, "-o", "%T"}, {}, 30).out);
     if (!st.empty()) (*s)["state"] = st, (*s)["source"] = "squeue";
     auto sc = RunCapture({"scontrol", "show", "job", job.id}, {}, 30);
@@ -104,11 +107,11 @@ class SlurmBackend : public Backend {
     }
   }
 
-  std::string Cancel(const LaunchedJob& job, std::string* message) const override {
+  Status Cancel(const LaunchedJob& job, std::string* message) const override {
     auto r = RunCapture({"scancel", job.id}, {}, 60);
-    if (r.status != 0) return "scancel " + job.id + " failed: " + TrimOutput(r.err + r.out + r.error);
+    if (r.status != 0) return Status(Errc::kFailed, "scancel " + job.id + " failed: " + TrimOutput(r.err + r.out + r.error));
     *message = "scancel " + job.id + " done";
-    return "";
+    return Status::Ok();
   }
 };
 

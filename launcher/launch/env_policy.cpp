@@ -1,6 +1,8 @@
 #include "launcher/launch/env_policy.h"
 
 namespace mt::launch {
+using base::Errc;
+using base::Status;
 
 namespace {
 
@@ -56,15 +58,15 @@ bool EnvKeyMatches(const std::string& key, const std::vector<std::string>& patte
   return false;
 }
 
-std::string CheckEnvPassthroughKey(const std::string& key) {
+Status CheckEnvPassthroughKey(const std::string& key) {
   if (EnvKeyMatches(key, DenyList()) || NamesCodeToLoad(key))
-    return "_env_" + key + " is refused: " + key +
+    return Status(Errc::kInvalid, "_env_" + key + " is refused: " + key +
            " is a loader, interpreter, search-path or plugin variable, which would let a run load code of the "
-           "requester's choosing";
+           "requester's choosing");
   if (!EnvKeyMatches(key, DefaultEnvAllowList()))
-    return "_env_" + key + " is not an allowed model knob (allowed: XLA_*, JAX_*, NCCL_*, RCCL_*, TORCH_*, CUDA_*, HIP_*, "
-           "HSA_*, … see docs/launcher.md); set other variables in the model config's env";
-  return "";
+    return Status(Errc::kInvalid, "_env_" + key + " is not an allowed model knob (allowed: XLA_*, JAX_*, NCCL_*, RCCL_*, TORCH_*, CUDA_*, HIP_*, "
+           "HSA_*, … see docs/launcher.md); set other variables in the model config's env");
+  return Status::Ok();
 }
 
 }  // namespace mt::launch

@@ -8,6 +8,7 @@
 // hard deny-list, which no configuration can lift; a CI policy may narrow the allow-list
 // further (policy.<role>.env).
 #pragma once
+#include "base/status.h"
 #include <string>
 #include <vector>
 
@@ -19,7 +20,8 @@ const std::vector<std::string>& DefaultEnvAllowList();
 // True when `key` matches one of `patterns` ("NCCL_*" = prefix, else exact).
 bool EnvKeyMatches(const std::string& key, const std::vector<std::string>& patterns);
 
-// "" when `_env_<key>` may be passed through, else the reason (a sentence naming the key).
-std::string CheckEnvPassthroughKey(const std::string& key);
+// Ok when `_env_<key>` may be passed through, else kInvalid with the reason (a sentence
+// naming the key).
+base::Status CheckEnvPassthroughKey(const std::string& key);
 
 }  // namespace mt::launch

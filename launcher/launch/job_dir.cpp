@@ -14,6 +14,8 @@
 
 namespace mt::launch {
 namespace fs = std::filesystem;
+using base::Errc;
+using base::Status;
 using nlohmann::json;
 
 std::string TrimOutput(const std::string& s) { return std::string(base::Trim(s)); }
@@ -27,30 +29,31 @@ void WriteLaunchRecord(const fs::path& dir, const json& record) {
   (void)base::WriteFileAtomic(dir / ".mt-launch.json", record.dump(2) + "\n");
 }
 
-std::string CreateJobDir(const Plan& p, const std::string& id, const json& record, fs::path* dir) {
+Status CreateJobDir(const Plan& p, const std::string& id, const json& record, fs::path* dir) {
   *dir = p.workspace / JobDirName(p, id);
   std::error_code ec;
-  if (fs::exists(fs::symlink_status(*dir, ec))) return "job directory " + dir->string() + " already exists";
+  if (fs::exists(fs::symlink_status(*dir, ec)))
+    return Status(Errc::kConflict, "job directory " + dir->string() + " already exists");
   std::random_device rd;
   const fs::path tmp = p.workspace / (".tmp-job-" + std::to_string(rd()));
   fs::create_directory(tmp, ec);
-  if (ec) return "cannot create " + tmp.string() + ": " + ec.message();
-  std::string err;
+  if (ec) return base::StatusOf(ec, "cannot create " + tmp.string());
+  Status st;
   fs::create_directory_symlink(fs::path("..") / ".artifacts" / p.artifact_dir.filename(), tmp / "artifact", ec);
   if (!ec) fs::create_symlink(fs::path("..") / (JobDirName(p, id) + ".log"), tmp / "log", ec);
-  if (ec) err = "cannot create links in " + tmp.string() + ": " + ec.message();
-  if (err.empty()) {
+  if (ec) st = base::StatusOf(ec, "cannot create links in " + tmp.string());
+  if (st.ok()) {
     std::ofstream f(tmp / ".mt-launch.json");
     f << record.dump(2) << "\n";
-    if (!f) err = "cannot write the launch record";
+    if (!f) st = Status(Errc::kIo, "cannot write the launch record in " + tmp.string());
   }
   chmod(tmp.c_str(), 0777);   // the original makes job dirs a+w (shared across users' containers)
-  if (err.empty()) {
+  if (st.ok()) {
     fs::rename(tmp, *dir, ec);
-    if (ec) err = "cannot create " + dir->string() + ": " + ec.message();
+    if (ec) st = base::StatusOf(ec, "cannot create " + dir->string());
   }
-  if (!err.empty()) RemoveTree(tmp);
-  return err;
+  if (!st.ok()) RemoveTree(tmp);
+  return st;
 }
 
 bool SummaryFromLog(const fs::path& log, std::string* state, int* exit_code) {

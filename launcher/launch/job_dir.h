@@ -3,6 +3,7 @@
 // plan hash, and what the backend needs to find the job again), and the JOB SUMMARY that
 // mt-job writes at the end of the log.
 #pragma once
+#include "base/status.h"
 #include <filesystem>
 #include <string>
 
@@ -15,8 +16,9 @@ namespace mt::launch {
 // The launch record of a plan submitted as job `id`.
 nlohmann::json LaunchRecordJson(const Plan& p, const std::string& id);
 
-// <ws>/<id>-<name>/ with its links and launch record, built beside and renamed in; "" or why not.
-std::string CreateJobDir(const Plan& p, const std::string& id, const nlohmann::json& record, std::filesystem::path* dir);
+// <ws>/<id>-<name>/ with its links and launch record, built beside and renamed in;
+// kConflict when it exists already, else the file-system error.
+base::Status CreateJobDir(const Plan& p, const std::string& id, const nlohmann::json& record, std::filesystem::path* dir);
 
 // Rewrites the record (best effort: the job runs already; a record without its pgid only
 // makes status and cancel see it as ended).

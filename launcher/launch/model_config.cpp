@@ -9,11 +9,13 @@
 
 namespace mt::launch {
 namespace fs = std::filesystem;
+using base::Errc;
+using base::Status;
 
-std::string ParseModelSpec(const std::string& text, ModelSpec* out) {
+Status ParseModelSpec(const std::string& text, ModelSpec* out) {
   *out = {};
   const auto colons = std::count(text.begin(), text.end(), ':');
-  if (colons >= 3) return "model spec '" + text + "' has " + std::to_string(colons) + " colons; use model[[:alias]:tag]";
+  if (colons >= 3) return Status(Errc::kInvalid, "model spec '" + text + "' has " + std::to_string(colons) + " colons; use model[[:alias]:tag]");
   std::string rest = text;
   if (colons >= 1) {
     const auto p = rest.rfind(':');
@@ -26,12 +28,12 @@ std::string ParseModelSpec(const std::string& text, ModelSpec* out) {
     rest = rest.substr(0, p);
   }
   out->model = rest;
-  if (out->model.empty()) return "model spec '" + text + "' has no model name";
+  if (out->model.empty()) return Status(Errc::kInvalid, "model spec '" + text + "' has no model name");
   for (const std::string* part : {&out->model, &out->alias, &out->tag})
     for (char c : *part)
       if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'))
-        return "model spec '" + text + "' may only contain letters, digits, '-', '_' and '.'";
-  return "";
+        return Status(Errc::kInvalid, "model spec '" + text + "' may only contain letters, digits, '-', '_' and '.'");
+  return Status::Ok();
 }
 
 std::vector<std::string> ListModels(const fs::path& dir) {
@@ -68,9 +70,9 @@ bool ResolveModelName(const fs::path& dir, const std::string& name, std::string*
   return false;
 }
 
-static std::string LoadEnvFile(const fs::path& file, std::map<std::string, std::string>* env) {
+static Status LoadEnvFile(const fs::path& file, std::map<std::string, std::string>* env) {
   std::ifstream in(file);
-  if (!in) return file.string() + ": cannot read";
+  if (!in) return Status(Errc::kNotFound, file.string() + ": cannot read");
   std::string line;
   int n = 0;
   while (std::getline(in, line)) {
@@ -81,13 +83,13 @@ static std::string LoadEnvFile(const fs::path& file, std::map<std::string, std::
     const std::string key = eq == std::string::npos ? "" : line.substr(0, eq);
     bool ok = !key.empty() && !std::isdigit(static_cast<unsigned char>(key[0]));
     for (char c : key) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-    if (!ok) return file.string() + ":" + std::to_string(n) + ": expected KEY=VALUE";
+    if (!ok) return Status(Errc::kInvalid, file.string() + ":" + std::to_string(n) + ": expected KEY=VALUE");
     (*env)[key] = line.substr(eq + 1);
   }
-  return "";
+  return Status::Ok();
 }
 
-std::string LoadModelConfig(const fs::path& dir, const std::string& name, ModelConfig* out) {
+Status LoadModelConfig(const fs::path& dir, const std::string& name, ModelConfig* out) {
   *out = {};
   out->name = name;
   out->file = dir / (name + ".yml");
@@ -95,14 +97,14 @@ std::string LoadModelConfig(const fs::path& dir, const std::string& name, ModelC
                                               "steps", "gpus_per_node", "tgs_band", "moe", "train_command"};
   try {
     YAML::Node y = YAML::LoadFile(out->file.string());
-    if (!y.IsMap()) return out->file.string() + ": expected a mapping";
+    if (!y.IsMap()) return Status(Errc::kInvalid, out->file.string() + ": expected a mapping");
     for (const auto& kv : y) {
       const auto key = kv.first.as<std::string>();
-      if (!kKeys.count(key)) return out->file.string() + ": unknown key '" + key + "'";
+      if (!kKeys.count(key)) return Status(Errc::kInvalid, out->file.string() + ": unknown key '" + key + "'");
     }
     out->description = y["description"].as<std::string>("");
     if (y["parallelism"]) {
-      if (!y["parallelism"].IsMap()) return out->file.string() + ": parallelism must be a mapping";
+      if (!y["parallelism"].IsMap()) return Status(Errc::kInvalid, out->file.string() + ": parallelism must be a mapping");
       for (const auto& kv : y["parallelism"]) out->parallelism[kv.first.as<std::string>()] = kv.second.as<std::string>();
     }
     out->per_device_batch_size = y["per_device_batch_size"].as<int>(1);
@@ -111,27 +113,27 @@ std::string LoadModelConfig(const fs::path& dir, const std::string& name, ModelC
     out->gpus_per_node = y["gpus_per_node"].as<int>(8);
     out->moe = y["moe"].as<bool>(false);
     if (y["tgs_band"]) {
-      if (!y["tgs_band"].IsSequence() || y["tgs_band"].size() != 2) return out->file.string() + ": tgs_band must be [low, high]";
+      if (!y["tgs_band"].IsSequence() || y["tgs_band"].size() != 2) return Status(Errc::kInvalid, out->file.string() + ": tgs_band must be [low, high]");
       out->tgs_low = y["tgs_band"][0].as<double>();
       out->tgs_high = y["tgs_band"][1].as<double>();
-      if (out->tgs_low <= 0 || out->tgs_high < out->tgs_low) return out->file.string() + ": tgs_band must be 0 < low <= high";
+      if (out->tgs_low <= 0 || out->tgs_high < out->tgs_low) return Status(Errc::kInvalid, out->file.string() + ": tgs_band must be 0 < low <= high");
     }
     if (y["train_command"]) {
-      if (!y["train_command"].IsSequence()) return out->file.string() + ": train_command must be a list (an argv)";
+      if (!y["train_command"].IsSequence()) return Status(Errc::kInvalid, out->file.string() + ": train_command must be a list (an argv)");
       for (const auto& a : y["train_command"]) out->train_command.push_back(a.as<std::string>());
     }
     if (out->per_device_batch_size < 1 || out->max_target_length < 1 || out->steps < 1 || out->gpus_per_node < 1)
-      return out->file.string() + ": per_device_batch_size, max_target_length, steps and gpus_per_node must be >= 1";
+      return Status(Errc::kInvalid, out->file.string() + ": per_device_batch_size, max_target_length, steps and gpus_per_node must be >= 1");
   } catch (const YAML::Exception& e) {
-    return out->file.string() + ": " + e.what();
+    return Status(Errc::kInvalid, out->file.string() + ": " + e.what());
   }
   const fs::path env = dir / (name + ".env");
   std::error_code ec;
   if (fs::exists(env, ec)) {
     out->env_file = env;
-    if (auto e = LoadEnvFile(env, &out->env); !e.empty()) return e;
+    if (Status st = LoadEnvFile(env, &out->env); !st.ok()) return st;
   }
-  return "";
+  return Status::Ok();
 }
 
 fs::path DefaultModelsDir() {

@@ -3,6 +3,7 @@
 // else the name must be a substring of exactly one config. Unlike the original, an
 // ambiguous name is an error that lists every candidate.
 #pragma once
+#include "base/status.h"
 #include <filesystem>
 #include <map>
 #include <string>
@@ -30,8 +31,8 @@ struct ModelConfig {
 struct ModelSpec {
   std::string model, alias, tag;
 };
-// Returns "" or an error message.
-std::string ParseModelSpec(const std::string& text, ModelSpec* out);
+// kInvalid with what is wrong in the spec.
+base::Status ParseModelSpec(const std::string& text, ModelSpec* out);
 
 // Every config name in `dir` (sorted).
 std::vector<std::string> ListModels(const std::filesystem::path& dir);
@@ -41,9 +42,9 @@ std::vector<std::string> ListModels(const std::filesystem::path& dir);
 bool ResolveModelName(const std::filesystem::path& dir, const std::string& name, std::string* resolved,
                       std::string* error);
 
-// Loads and validates configs/models/<name>.yml (+ .env). Returns "" or an error naming the
-// file and the problem.
-std::string LoadModelConfig(const std::filesystem::path& dir, const std::string& name, ModelConfig* out);
+// Loads and validates configs/models/<name>.yml (+ .env). kInvalid (or kNotFound for an
+// unreadable .env) naming the file and the problem.
+base::Status LoadModelConfig(const std::filesystem::path& dir, const std::string& name, ModelConfig* out);
 
 // Where model configs live: $MT_MODELS_DIR, else ./configs/models, else the source tree's.
 std::filesystem::path DefaultModelsDir();

@@ -11,6 +11,8 @@
 
 namespace mt::launch {
 namespace fs = std::filesystem;
+using base::Errc;
+using base::Status;
 using nlohmann::json;
 
 std::string ShellQuote(const std::string& arg) {
@@ -85,9 +87,9 @@ std::string Plan::ComputeHash() const {
   return base::Sha256Hex(j.dump());
 }
 
-std::string PlanFromJson(const json& j, Plan* p) {
+Status PlanFromJson(const json& j, Plan* p) {
   try {
-    if (j.value("schema", "") != "mt.plan/1") return "not an mt plan (schema mt.plan/1)";
+    if (j.value("schema", "") != "mt.plan/1") return Status(Errc::kInvalid, "not an mt plan (schema mt.plan/1)");
     p->backend = j.at("backend");
     p->requested_model = j.at("model").at("requested");
     p->spec = {j["model"].at("name"), j["model"].at("alias"), j["model"].at("tag")};
@@ -121,10 +123,10 @@ std::string PlanFromJson(const json& j, Plan* p) {
     p->created = j.at("created");
     p->hash = j.at("hash");
   } catch (const std::exception& e) {
-    return std::string("malformed plan: ") + e.what();
+    return Status(Errc::kInvalid, std::string("malformed plan: ") + e.what());
   }
-  if (p->ComputeHash() != p->hash) return "plan content does not match its hash (edited after it was made?)";
-  return "";
+  if (p->ComputeHash() != p->hash) return Status(Errc::kInvalid, "plan content does not match its hash (edited after it was made?)");
+  return Status::Ok();
 }
 
 static std::string NowStamp() {
@@ -155,36 +157,36 @@ static bool ParsePositiveInt(const std::string& s, int* out) {
   }
 }
 
-std::string BuildPlan(const PlanRequest& req, Plan* out) {
+Status BuildPlan(const PlanRequest& req, Plan* out) {
   Plan p;
   const Backend* backend = FindBackend(req.backend);
-  if (backend == nullptr) return "unknown backend '" + req.backend + "' (" + BackendNamesText() + ")";
-  if (req.nodes < 1 || req.nodes > 4096) return "node count must be 1..4096";
+  if (backend == nullptr) return Status(Errc::kInvalid, "unknown backend '" + req.backend + "' (" + BackendNamesText() + ")");
+  if (req.nodes < 1 || req.nodes > 4096) return Status(Errc::kInvalid, "node count must be 1..4096");
   std::error_code ec;
   if (req.workspace.empty() || !fs::is_directory(req.workspace, ec))
-    return "workspace " + req.workspace.string() + " does not exist (create it or pass --workspace DIR)";
+    return Status(Errc::kNotFound, "workspace " + req.workspace.string() + " does not exist (create it or pass --workspace DIR)");
   p.backend = req.backend;
   p.requested_model = req.model_spec;
-  if (auto e = ParseModelSpec(req.model_spec, &p.spec); !e.empty()) return e;
+  if (Status st = ParseModelSpec(req.model_spec, &p.spec); !st.ok()) return st;
   std::string resolved, err;
-  if (!ResolveModelName(req.models_dir, p.spec.model, &resolved, &err)) return err;
+  if (!ResolveModelName(req.models_dir, p.spec.model, &resolved, &err)) return Status(Errc::kNotFound, err);
   p.spec.model = resolved;
   ModelConfig mc;
-  if (auto e = LoadModelConfig(req.models_dir, resolved, &mc); !e.empty()) return e;
+  if (Status st = LoadModelConfig(req.models_dir, resolved, &mc); !st.ok()) return st;
 
   for (const auto& a : req.passthrough)
     if (!a.empty()) p.passthrough.push_back(a);   // empty args are dropped, as submit.sh does
   p.env = mc.env;
   int steps = mc.steps, pdbs = mc.per_device_batch_size, len = mc.max_target_length;
   for (const auto& a : p.passthrough) {
-    if (a.find('\0') != std::string::npos) return "passthrough argument contains a NUL byte";
+    if (a.find('\0') != std::string::npos) return Status(Errc::kInvalid, "passthrough argument contains a NUL byte");
     if (a.rfind("_env_", 0) == 0) {
       const auto eq = a.find('=');
       const std::string key = eq == std::string::npos ? "" : a.substr(5, eq - 5);
       bool ok = !key.empty() && !std::isdigit(static_cast<unsigned char>(key[0]));
       for (char c : key) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
-      if (!ok) return "passthrough '" + a + "': _env_ arguments must be _env_KEY=VALUE with KEY of [A-Za-z0-9_]";
-      if (auto why = CheckEnvPassthroughKey(key); !why.empty()) return "passthrough '" + a + "': " + why;
+      if (!ok) return Status(Errc::kInvalid, "passthrough '" + a + "': _env_ arguments must be _env_KEY=VALUE with KEY of [A-Za-z0-9_]");
+      if (Status st = CheckEnvPassthroughKey(key); !st.ok()) return st.In("passthrough '" + a + "'");
       std::string v = a.substr(eq + 1);
       if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) v = v.substr(1, v.size() - 2);
       p.env[key] = v;
@@ -195,7 +197,7 @@ std::string BuildPlan(const PlanRequest& req, Plan* out) {
     if (eq == std::string::npos) continue;
     const std::string k = a.substr(0, eq), v = a.substr(eq + 1);
     int* target = k == "steps" ? &steps : k == "per_device_batch_size" ? &pdbs : k == "max_target_length" ? &len : nullptr;
-    if (target && !ParsePositiveInt(v, target)) return "passthrough '" + a + "': " + k + " needs a positive integer";
+    if (target && !ParsePositiveInt(v, target)) return Status(Errc::kInvalid, "passthrough '" + a + "': " + k + " needs a positive integer");
   }
   p.model = {{"steps", std::to_string(steps)}, {"per_device_batch_size", std::to_string(pdbs)},
              {"max_target_length", std::to_string(len)}, {"gpus_per_node", std::to_string(mc.gpus_per_node)},
@@ -210,13 +212,13 @@ std::string BuildPlan(const PlanRequest& req, Plan* out) {
   p.exp_tag = MakeExpTag(p.spec.tag, p.passthrough);
   p.job_name = "JAX-" + p.spec.model + (p.exp_tag.empty() ? "" : "-" + p.exp_tag);
   if (p.job_name.size() > kMaxJobNameBytes)
-    return "job name is " + std::to_string(p.job_name.size()) + " bytes, over the limit of " +
-           std::to_string(kMaxJobNameBytes) + " (a path segment must fit in 255 bytes); use fewer or shorter passthrough args";
+    return Status(Errc::kInvalid, "job name is " + std::to_string(p.job_name.size()) + " bytes, over the limit of " +
+           std::to_string(kMaxJobNameBytes) + " (a path segment must fit in 255 bytes); use fewer or shorter passthrough args");
 
   p.nodes = req.nodes;
   p.scheduler_args = req.scheduler_args;
   if (!backend->takes_scheduler_args() && !p.scheduler_args.empty())
-    return "the " + p.backend + " backend takes no scheduler arguments (got '" + p.scheduler_args[0] + "')";
+    return Status(Errc::kInvalid, "the " + p.backend + " backend takes no scheduler arguments (got '" + p.scheduler_args[0] + "')");
   p.created = req.now_utc.empty() ? NowStamp() : req.now_utc;
   const std::string rnd = req.rand_hex.empty() ? RandHex4() : req.rand_hex;
   p.workspace = fs::absolute(req.workspace).lexically_normal();
@@ -229,11 +231,11 @@ std::string BuildPlan(const PlanRequest& req, Plan* out) {
   p.job_dir = p.workspace / JobDirName(p, id);
   p.log_path = p.workspace / (JobDirName(p, id) + ".log");
 
-  if (req.mt_job.empty()) return "cannot find the mt-job binary (set MT_JOB_BIN)";
+  if (req.mt_job.empty()) return Status(Errc::kNotFound, "cannot find the mt-job binary (set MT_JOB_BIN)");
   p.binaries["mt-job"] = req.mt_job;
   p.train_command = mc.train_command;
   if (p.train_command.empty()) {
-    if (req.simtrain.empty()) return "model " + p.spec.model + " has no train_command and mt-simtrain was not found (set MT_SIMTRAIN)";
+    if (req.simtrain.empty()) return Status(Errc::kNotFound, "model " + p.spec.model + " has no train_command and mt-simtrain was not found (set MT_SIMTRAIN)");
     p.binaries["mt-simtrain"] = req.simtrain;
     p.train_command = {req.simtrain, "--realtime", "--rank", "auto", "--scenario", "{ARTIFACT}/scenario.yaml",
                        "--out", "{OUTPUT_PATH}", "--fake-root", "{JOB_DIR}/fake_root/{HOST}", "--event-host", "{HOST}",
@@ -247,26 +249,26 @@ std::string BuildPlan(const PlanRequest& req, Plan* out) {
   p.prometheus_port_last = req.prometheus_port_last;
   p.scrape_interval_s = req.scrape_interval_s;
   if (p.observe) {
-    if (req.mt_exporter.empty()) return "--observe needs mt-exporter (not found; set MT_EXPORTER_BIN)";
-    if (req.prometheus.empty()) return "--observe needs prometheus (not found in PATH; set MT_PROMETHEUS_BIN)";
+    if (req.mt_exporter.empty()) return Status(Errc::kNotFound, "--observe needs mt-exporter (not found; set MT_EXPORTER_BIN)");
+    if (req.prometheus.empty()) return Status(Errc::kNotFound, "--observe needs prometheus (not found in PATH; set MT_PROMETHEUS_BIN)");
     if (p.prometheus_port_first < 1 || p.prometheus_port_last > 65535 || p.prometheus_port_first > p.prometheus_port_last)
-      return "bad Prometheus port range";
-    if (p.scrape_interval_s < 1) return "scrape interval must be >= 1 s";
+      return Status(Errc::kInvalid, "bad Prometheus port range");
+    if (p.scrape_interval_s < 1) return Status(Errc::kInvalid, "scrape interval must be >= 1 s");
     p.binaries["mt-exporter"] = req.mt_exporter;
     p.binaries["prometheus"] = req.prometheus;
   }
   p.pack_tasks = req.pack_tasks;
   p.stage_timeouts = {{"train", -1}};
   for (const auto& [k, v] : req.stage_timeouts) {
-    if (k != "train") return "unknown stage '" + k + "' (this launcher runs one stage: train)";
-    if (v == 0) return "a stage timeout of 0 is not allowed (use none or -1 for no timeout)";
+    if (k != "train") return Status(Errc::kInvalid, "unknown stage '" + k + "' (this launcher runs one stage: train)");
+    if (v == 0) return Status(Errc::kInvalid, "a stage timeout of 0 is not allowed (use none or -1 for no timeout)");
     p.stage_timeouts[k] = v;
   }
 
   p.submit_argv = backend->SubmitCommand(p);
   p.hash = p.ComputeHash();
   *out = std::move(p);
-  return "";
+  return Status::Ok();
 }
 
 std::string DescribePlan(const Plan& p) {

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/status.h"
+
 #include "launcher/launch/model_config.h"
 
 namespace mt::launch {
@@ -66,9 +68,11 @@ struct Plan {
   std::string ComputeHash() const;
 };
 
-// Returns "" or an error. Every error is detected here, before anything is written.
-std::string BuildPlan(const PlanRequest& req, Plan* out);
-std::string PlanFromJson(const nlohmann::json& j, Plan* out);   // checks the hash
+// Every error is detected here, before anything is written: kInvalid for a request that
+// cannot be planned, kNotFound for a workspace, model config or binary that is missing.
+base::Status BuildPlan(const PlanRequest& req, Plan* out);
+// kInvalid for JSON that is not an mt plan or whose content does not match its hash.
+base::Status PlanFromJson(const nlohmann::json& j, Plan* out);
 
 // EXP_TAG (reference §2.2): the tag, then each passthrough arg with leading dashes stripped
 // and '=' -> '_', joined with '-'.

@@ -13,6 +13,8 @@
 
 namespace mt::launch {
 namespace fs = std::filesystem;
+using base::Errc;
+using base::Status;
 using nlohmann::json;
 
 int FirstFreePort(int first, int last) {
@@ -45,35 +47,35 @@ std::map<std::string, std::string> PlanFiles(const Plan& p) {
   return files;
 }
 
-std::string Submit(const Plan& p, const std::vector<std::string>& submit_cmd, SubmitResult* r) {
+Status Submit(const Plan& p, const std::vector<std::string>& submit_cmd, SubmitResult* r) {
   if (p.observe && p.backend == "local" && FirstFreePort(p.prometheus_port_first, p.prometheus_port_last) < 0)
-    return "no free port for Prometheus in " + std::to_string(p.prometheus_port_first) + "-" +
-           std::to_string(p.prometheus_port_last) + " (all taken)";
+    return Status(Errc::kFailed, "no free port for Prometheus in " + std::to_string(p.prometheus_port_first) + "-" +
+           std::to_string(p.prometheus_port_last) + " (all taken)");
   const Backend* backend = FindBackend(p.backend);
-  if (backend == nullptr) return "unknown backend '" + p.backend + "' (" + BackendNamesText() + ")";
-  if (auto e = CreateArtifact(p, submit_cmd, PlanFiles(p)); !e.empty()) return e;
+  if (backend == nullptr) return Status(Errc::kInvalid, "unknown backend '" + p.backend + "' (" + BackendNamesText() + ")");
+  if (Status st = CreateArtifact(p, submit_cmd, PlanFiles(p)); !st.ok()) return st;
   r->artifact = p.artifact_dir;
-  std::string err = backend->Submit(p, r);
-  if (!err.empty()) {
+  Status st = backend->Submit(p, r);
+  if (!st.ok()) {
     RemoveTree(p.artifact_dir);
     std::error_code ec;
     fs::remove(p.artifact_dir.parent_path(), ec);   // .artifacts/ too, when this left it empty
   }
-  return err;
+  return st;
 }
 
 // ---- job control ---------------------------------------------------------------------------
 
-static std::string FindJob(const fs::path& ws, const std::string& job, fs::path* dir, json* rec) {
+static Status FindJob(const fs::path& ws, const std::string& job, fs::path* dir, json* rec) {
   if (job.empty() || job.find('/') != std::string::npos || job == "." || job == "..")
-    return "bad job id '" + job + "'";
+    return Status(Errc::kInvalid, "bad job id '" + job + "'");
   std::error_code ec;
-  if (!fs::is_directory(ws, ec)) return "workspace " + ws.string() + " does not exist";
+  if (!fs::is_directory(ws, ec)) return Status(Errc::kNotFound, "workspace " + ws.string() + " does not exist");
   // One level, lstat types (base/workspace_files.h): a symlink anywhere in the workspace
   // (a loop, a link out of it) is never a job directory and never breaks the search.
   bool truncated = false;
   auto entries = base::ListDirectory(ws, 1000000, &truncated);
-  if (!entries.ok()) return "cannot read workspace " + ws.string() + ": " + entries.message();
+  if (!entries.ok()) return entries.status().In("cannot read workspace " + ws.string());
   std::vector<fs::path> hits;
   for (const auto& e : *entries) {
     const std::string& n = e.name;
@@ -81,42 +83,42 @@ static std::string FindJob(const fs::path& ws, const std::string& job, fs::path*
     if (base::LinkType(ws / n / ".mt-launch.json") != base::EntryType::kRegular) continue;
     hits.push_back(ws / n);
   }
-  if (hits.empty()) return "no job '" + job + "' submitted by mt in " + ws.string();
-  if (hits.size() > 1) return "job '" + job + "' is ambiguous (" + std::to_string(hits.size()) + " job directories)";
+  if (hits.empty()) return Status(Errc::kNotFound, "no job '" + job + "' submitted by mt in " + ws.string());
+  if (hits.size() > 1) return Status(Errc::kInvalid, "job '" + job + "' is ambiguous (" + std::to_string(hits.size()) + " job directories)");
   *dir = hits[0];
   auto root = base::FileRoot::Make(*dir);
-  if (!root.ok()) return "unreadable job directory " + dir->string() + ": " + root.message();
+  if (!root.ok()) return root.status().In("unreadable job directory " + dir->string());
   auto text = base::ReadSmallFile(*root, *dir / ".mt-launch.json", 1 << 20);
-  if (!text.ok()) return "unreadable launch record in " + dir->string() + ": " + text.message();
+  if (!text.ok()) return text.status().In("unreadable launch record in " + dir->string());
   try {
     *rec = json::parse(*text);
   } catch (const std::exception& e) {
-    return "unreadable launch record in " + dir->string() + ": " + e.what();
+    return Status(Errc::kInvalid, "unreadable launch record in " + dir->string() + ": " + e.what());
   }
-  return "";
+  return Status::Ok();
 }
 
-std::string JobStatus(const fs::path& ws, const std::string& job, json* out) {
+Status JobStatus(const fs::path& ws, const std::string& job, json* out) {
   fs::path dir;
   json rec;
-  if (auto e = FindJob(ws, job, &dir, &rec); !e.empty()) return e;
+  if (Status st = FindJob(ws, job, &dir, &rec); !st.ok()) return st;
   LaunchedJob j{rec.value("job_id", ""), dir, ws / (dir.filename().string() + ".log"), rec};
   const std::string backend = rec.value("backend", "");
   json s = {{"id", j.id}, {"backend", backend}, {"job_dir", dir.string()}, {"log", j.log.string()},
             {"state", "UNKNOWN"}, {"exit_code", nullptr}, {"source", "none"}};
-  if (const Backend* b = FindBackend(backend)) b->Status(j, &s);
+  if (const Backend* b = FindBackend(backend)) b->FillStatus(j, &s);
   else s["source"] = "unknown backend '" + backend + "' in the launch record";
   *out = s;
-  return "";
+  return Status::Ok();
 }
 
-std::string CancelJob(const fs::path& ws, const std::string& job, std::string* message) {
+Status CancelJob(const fs::path& ws, const std::string& job, std::string* message) {
   fs::path dir;
   json rec;
-  if (auto e = FindJob(ws, job, &dir, &rec); !e.empty()) return e;
+  if (Status st = FindJob(ws, job, &dir, &rec); !st.ok()) return st;
   const std::string backend = rec.value("backend", "");
   const Backend* b = FindBackend(backend);
-  if (b == nullptr) return "unknown backend '" + backend + "' in the launch record";
+  if (b == nullptr) return Status(Errc::kInvalid, "unknown backend '" + backend + "' in the launch record");
   return b->Cancel({rec.value("job_id", ""), dir, ws / (dir.filename().string() + ".log"), rec}, message);
 }
 

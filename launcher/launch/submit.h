@@ -4,6 +4,7 @@
 // A submit that fails leaves nothing: no artifact, no job dir, no log. The per-scheduler
 // parts live behind launch/backend.h; these functions dispatch through it.
 #pragma once
+#include "base/status.h"
 #include <map>
 #include <string>
 #include <vector>
@@ -28,15 +29,17 @@ void ResolveBinaries(PlanRequest* req);
 std::map<std::string, std::string> PlanFiles(const Plan& p);
 
 // `submit_cmd`: the command line the user typed (for submit_cmd.txt).
-std::string Submit(const Plan& p, const std::vector<std::string>& submit_cmd, SubmitResult* r);
+base::Status Submit(const Plan& p, const std::vector<std::string>& submit_cmd, SubmitResult* r);
 
 // The first free loopback port in [first, last], or -1.
 int FirstFreePort(int first, int last);
 
 // Job control by id (or job dir name) within the workspace; only jobs this launcher
 // submitted (their dir has .mt-launch.json) are touched.
-// Status JSON: {id, backend, state, exit_code|null, job_dir, log, source}.
-std::string JobStatus(const std::filesystem::path& workspace, const std::string& job, nlohmann::json* out);
-std::string CancelJob(const std::filesystem::path& workspace, const std::string& job, std::string* message);
+// Status JSON: {id, backend, state, exit_code|null, job_dir, log, source}. kNotFound for a job
+// mt did not submit in this workspace, kInvalid for a malformed or ambiguous id; CancelJob
+// adds the backend's errors (Backend::Cancel).
+base::Status JobStatus(const std::filesystem::path& workspace, const std::string& job, nlohmann::json* out);
+base::Status CancelJob(const std::filesystem::path& workspace, const std::string& job, std::string* message);
 
 }  // namespace mt::launch

@@ -4,6 +4,7 @@
 // in docs/simtrain.md ("Fake root layout").
 #pragma once
 
+#include "base/status.h"
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -17,14 +18,14 @@ class FakeRoot {
   // `root` is the node's "/"; `host` indexes the scenario's host list.
   FakeRoot(const MetricsModel& model, std::filesystem::path root, int host);
 
-  // Creates the directory skeleton, symlinks and constant files. Returns "" or an error.
-  std::string Init();
+  // Creates the directory skeleton, symlinks and constant files (kIo when it cannot).
+  base::Status Init();
   // Rewrites every changing file (each via temp file + rename, so readers never see a torn
   // file) with the values at time t; counters advance by their increase over dt.
-  std::string Update(double t, double dt, uint64_t k);
+  base::Status Update(double t, double dt, uint64_t k);
 
  private:
-  std::string Write(const std::string& rel, const std::string& data) const;
+  base::Status Write(const std::string& rel, const std::string& data) const;
   std::string GpuDir(int gpu) const;
   const MetricsModel& m_;
   std::filesystem::path root_;

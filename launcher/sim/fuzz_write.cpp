@@ -7,12 +7,15 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/atomic_file.h"
 #include "launcher/sim/fuzz_truth.h"
 #include "launcher/sim/job_writer.h"
 #include "launcher/sim/scenario_fuzz.h"
 
 namespace mt::launch::sim {
 namespace fs = std::filesystem;
+using base::Errc;
+using base::Status;
 namespace {
 
 std::string Quote(const std::string& s) {
@@ -43,7 +46,7 @@ std::string ReadAll(const fs::path& p) {
   return ss.str();
 }
 
-std::string ApplyOverlay(const FuzzJob& j, const fs::path& om_dir) {
+Status ApplyOverlay(const FuzzJob& j, const fs::path& om_dir) {
   std::vector<std::pair<double, fs::path>> files;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(om_dir, ec)) {
@@ -55,9 +58,9 @@ std::string ApplyOverlay(const FuzzJob& j, const fs::path& om_dir) {
   for (const auto& [w, p] : files) {
     (void)w;
     if (overlay.empty()) break;
-    if (std::string e = WriteFileAtomic(p, overlay.Apply(ReadAll(p))); !e.empty()) return e;
+    if (Status e = base::WriteFileAtomic(p, overlay.Apply(ReadAll(p))); !e.ok()) return e;
   }
-  return "";
+  return Status::Ok();
 }
 
 }  // namespace
@@ -87,29 +90,29 @@ std::string TruthJson(const FuzzTruth& t, const FuzzCase& c) {
   return o + "\n}\n";
 }
 
-std::string WriteFuzzCase(const FuzzCase& c, const fs::path& out, const PromtoolOptions& promtool) {
+Status WriteFuzzCase(const FuzzCase& c, const fs::path& out, const PromtoolOptions& promtool) {
   std::error_code ec;
   fs::create_directories(out, ec);
-  if (ec) return "cannot create " + out.string() + ": " + ec.message();
+  if (ec) return Status(Errc::kIo, "cannot create " + out.string() + ": " + ec.message());
   for (const FuzzJob& j : c.jobs) {
     GenerateOptions opts;
     opts.with_tsdb = false;
     opts.keep_openmetrics = true;
     opts.promtool = promtool;
     GenerateResult r;
-    if (std::string e = GenerateJob(j.scenario, out, opts, &r); !e.empty()) return e;
+    if (Status e = GenerateJob(j.scenario, out, opts, &r); !e.ok()) return e;
     const fs::path om = r.job_dir / "prometheus-openmetrics";
-    if (std::string e = ApplyOverlay(j, om); !e.empty()) return e;
+    if (Status e = ApplyOverlay(j, om); !e.ok()) return e;
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(om, ec))
       if (e.path().extension() == ".om") files.push_back(e.path());
     std::sort(files.begin(), files.end());
     PromtoolOptions p = promtool;
     p.remove_inputs = true;
-    if (std::string e = CreateBlocks(files, r.job_dir / "prometheus", p); !e.empty()) return e;
+    if (Status e = CreateBlocks(files, r.job_dir / "prometheus", p); !e.ok()) return e;
     fs::remove_all(om, ec);
   }
-  return WriteFileAtomic(out / "truth.json", c.truth_json);
+  return base::WriteFileAtomic(out / "truth.json", c.truth_json);
 }
 
 }  // namespace mt::launch::sim

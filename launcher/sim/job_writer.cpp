@@ -18,6 +18,8 @@
 
 namespace mt::launch::sim {
 namespace fs = std::filesystem;
+using base::Errc;
+using base::Status;
 namespace {
 
 std::string Stamp(double t, const char* fmt) {
@@ -36,21 +38,21 @@ void SetMtime(const fs::path& p, double t) {
   utimensat(AT_FDCWD, p.c_str(), ts, AT_SYMLINK_NOFOLLOW);
 }
 
-std::string WriteEvents(const Scenario& s, const Timeline& tl, const fs::path& dir, fs::path* out) {
+Status WriteEvents(const Scenario& s, const Timeline& tl, const fs::path& dir, fs::path* out) {
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) return "cannot create " + dir.string() + ": " + ec.message();
+  if (ec) return Status(Errc::kIo, "cannot create " + dir.string() + ": " + ec.message());
   const double created = std::floor(tl.memstats);
   *out = dir / EventFileName(static_cast<int64_t>(created), s.hosts[0]);
   TfEventWriter w;
-  if (std::string e = w.Open(*out, created); !e.empty()) return e;
+  if (Status e = w.Open(*out, created); !e.ok()) return e;
   for (const auto& r : tl.steps) {
     for (const auto& [tag, v] : StepScalars(s, r))
-      if (std::string e = w.AddScalar(StepWallTime(r), r.step, tag, static_cast<float>(v)); !e.empty()) return e;
+      if (Status e = w.AddScalar(StepWallTime(r), r.step, tag, static_cast<float>(v)); !e.ok()) return e;
   }
-  if (std::string e = w.Close(); !e.empty()) return e;
+  if (Status e = w.Close(); !e.ok()) return e;
   if (!tl.steps.empty()) SetMtime(*out, StepWallTime(tl.steps.back()));
-  return "";
+  return Status::Ok();
 }
 
 std::string PrometheusLog(const Scenario& s, const Timeline& tl) {
@@ -102,52 +104,47 @@ std::string HeadWorkerLog(const std::string& log, int ntasks) {
   return out;
 }
 
-std::string Artifact(const Scenario& s, const fs::path& dir) {
+Status Artifact(const Scenario& s, const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir / "configs", ec);
-  if (ec) return "cannot create " + dir.string() + ": " + ec.message();
+  if (ec) return Status(Errc::kIo, "cannot create " + dir.string() + ": " + ec.message());
   std::string cmd = "./submit.sh " + s.model + (s.alias.empty() ? "" : ":" + s.alias) +
                     (s.exp_tag.empty() ? "" : ":" + s.exp_tag) + " -N " + std::to_string(s.hosts.size()) + " --";
   for (const auto& a : s.passthrough) cmd += " " + a;
-  if (std::string e = WriteFileAtomic(dir / "submit_cmd.txt", std::string(s.ray ? "RAY=1 " : "") + cmd + "\n"); !e.empty()) return e;
-  if (std::string e = WriteFileAtomic(dir / "git_summary.txt",
+  if (Status e = base::WriteFileAtomic(dir / "submit_cmd.txt", std::string(s.ray ? "RAY=1 " : "") + cmd + "\n"); !e.ok()) return e;
+  if (Status e = base::WriteFileAtomic(dir / "git_summary.txt",
                                       "[BRANCH]\nmain\n[LAST COMMIT]\nc0ffee1 Merge pull request #127 from gh/CODEOWNERS\n"
                                       "[CHANGES --name-status]\n[UNTRACKED]\n");
-      !e.empty())
+      !e.ok())
     return e;
   std::string yml = "# " + s.model + " (GPU overrides, as snapshotted at submit time)\nbase_config: base.yml\nhardware: gpu\n"
                     "attention: cudnn_flash_te\nuse_iota_embed: True\nshardy: false\nper_device_batch_size: " +
                     std::to_string(s.per_device_batch_size) + "\nmax_target_length: " + std::to_string(s.max_target_length) + "\n";
-  return WriteFileAtomic(dir / "configs" / (s.model + ".gpu.yml"), yml);
+  return base::WriteFileAtomic(dir / "configs" / (s.model + ".gpu.yml"), yml);
 }
 
 }  // namespace
 
-std::string WriteFileAtomic(const fs::path& path, const std::string& data) {
-  const base::Status st = base::WriteFileAtomic(path, data);
-  return st.ok() ? "" : st.message();
-}
-
-std::string GenerateJob(const Scenario& s, const fs::path& workspace, const GenerateOptions& opts,
+Status GenerateJob(const Scenario& s, const fs::path& workspace, const GenerateOptions& opts,
                         GenerateResult* result) {
   std::error_code ec;
-  if (!fs::is_directory(workspace, ec)) return "workspace " + workspace.string() + " is not a directory";
+  if (!fs::is_directory(workspace, ec)) return Status(Errc::kNotDirectory, "workspace " + workspace.string() + " is not a directory");
   const std::string dir_name = s.JobDirName();
   const fs::path final_dir = workspace / dir_name;
   const fs::path final_log = workspace / (dir_name + ".log");
   if (fs::exists(fs::symlink_status(final_dir)) || fs::exists(fs::symlink_status(final_log)))
-    return "job " + s.job_id + " already exists in " + workspace.string() + " (" + dir_name + ")";
+    return Status(Errc::kConflict, "job " + s.job_id + " already exists in " + workspace.string() + " (" + dir_name + ")");
   const Timeline tl = BuildTimeline(s);
   const double submit = tl.job_start - 20;
   char hex[8];
   std::snprintf(hex, sizeof hex, "%04x", static_cast<unsigned>(Mix64(s.seed + 77) & 0xFFFF));
   const std::string artifact_name = "artifact_" + Stamp(submit, "%Y%m%d_%H%M%S") + "_" + hex;
   const fs::path final_artifact = workspace / ".artifacts" / artifact_name;
-  if (fs::exists(final_artifact)) return "artifact " + final_artifact.string() + " already exists";
+  if (fs::exists(final_artifact)) return Status(Errc::kConflict, "artifact " + final_artifact.string() + " already exists");
 
   const fs::path tmp = workspace / (".mt-simtrain-" + s.job_id + "-" + std::to_string(getpid()) + ".partial");
   fs::remove_all(tmp, ec);
-  auto fail = [&](const std::string& e) {
+  auto fail = [&](const Status& e) {
     std::error_code ignore;
     fs::remove_all(tmp, ignore);
     return e;
@@ -155,18 +152,18 @@ std::string GenerateJob(const Scenario& s, const fs::path& workspace, const Gene
   const fs::path job = tmp / "job";
   fs::create_directories(job / "prometheus", ec);
   if (!ec) fs::create_directories(job / "metrics_exporter", ec);
-  if (ec) return fail("cannot create " + job.string() + ": " + ec.message());
+  if (ec) return fail(Status(Errc::kIo, "cannot create " + job.string() + ": " + ec.message()));
 
   // 1. the log
   LogPaths paths;
   paths.artifact_dir = "/shared/maxtext-slurm/outputs/.artifacts/" + artifact_name;
   paths.container_out = "/outputs/" + dir_name;
   const std::string log = RenderJobLog(s, tl, paths);
-  if (std::string e = WriteFileAtomic(tmp / "log", log); !e.empty()) return fail(e);
+  if (Status e = base::WriteFileAtomic(tmp / "log", log); !e.ok()) return fail(e);
 
   // 2. the TensorBoard event file
   fs::path events;
-  if (std::string e = WriteEvents(s, tl, job / s.RunName() / "tensorboard" / s.RunName(), &events); !e.empty())
+  if (Status e = WriteEvents(s, tl, job / s.RunName() / "tensorboard" / s.RunName(), &events); !e.ok())
     return fail(e);
 
   // 3. the TSDB: OpenMetrics windows -> promtool -> blocks
@@ -178,56 +175,56 @@ std::string GenerateJob(const Scenario& s, const fs::path& workspace, const Gene
     PromtoolOptions popts = opts.promtool;
     popts.remove_inputs = !opts.keep_openmetrics;
     BlockBuilder blocks(job / "prometheus", popts);
-    auto on_file = [&](const fs::path& f) { return opts.with_tsdb ? blocks.Submit(f) : std::string(); };
-    std::string e = WriteOpenMetricsWindows(model, om_dir, on_file, &stats);
-    const std::string b = blocks.Finish();
-    if (!e.empty()) return fail(e);
-    if (!b.empty()) return fail(b);
+    auto on_file = [&](const fs::path& f) { return opts.with_tsdb ? blocks.Submit(f) : Status::Ok(); };
+    const Status e = WriteOpenMetricsWindows(model, om_dir, on_file, &stats);
+    const Status b = blocks.Finish();
+    if (!e.ok()) return fail(e);
+    if (!b.ok()) return fail(b);
   }
   if (opts.keep_openmetrics) {
     fs::rename(om_dir, job / "prometheus-openmetrics", ec);
-    if (ec) return fail("cannot keep OpenMetrics files: " + ec.message());
+    if (ec) return fail(Status(Errc::kIo, "cannot keep OpenMetrics files: " + ec.message()));
   }
-  if (std::string e = WriteFileAtomic(job / "prometheus" / "prometheus.log", PrometheusLog(s, tl)); !e.empty()) return fail(e);
-  if (std::string e = WriteFileAtomic(job / "prometheus" / "ray_prometheus.yml", ScrapeConfig(s)); !e.empty()) return fail(e);
+  if (Status e = base::WriteFileAtomic(job / "prometheus" / "prometheus.log", PrometheusLog(s, tl)); !e.ok()) return fail(e);
+  if (Status e = base::WriteFileAtomic(job / "prometheus" / "ray_prometheus.yml", ScrapeConfig(s)); !e.ok()) return fail(e);
 
   // 4. exporter and Ray logs
   for (size_t h = 0; h < s.hosts.size(); ++h)
-    if (std::string e = WriteFileAtomic(job / "metrics_exporter" / (s.hosts[h] + ".log"), ExporterLog(s, tl, h)); !e.empty())
+    if (Status e = base::WriteFileAtomic(job / "metrics_exporter" / (s.hosts[h] + ".log"), ExporterLog(s, tl, h)); !e.ok())
       return fail(e);
   if (s.ray) {
     const fs::path ray = job / "ray_logs" / s.hosts[0];
     fs::create_directories(ray, ec);
-    if (ec) return fail("cannot create " + ray.string());
+    if (ec) return fail(Status(Errc::kIo, "cannot create " + ray.string()));
     const std::string pid = std::to_string(200000 + Mix64(s.seed + 5) % 700000);
-    if (std::string e = WriteFileAtomic(ray / ("worker-" + std::string(hex) + "-01000000-" + pid + ".out"),
+    if (Status e = base::WriteFileAtomic(ray / ("worker-" + std::string(hex) + "-01000000-" + pid + ".out"),
                                         HeadWorkerLog(log, static_cast<int>(s.hosts.size())));
-        !e.empty())
+        !e.ok())
       return fail(e);
   }
 
   // 5. artifact snapshot and the two symlinks the tools follow
-  if (std::string e = Artifact(s, tmp / "artifact"); !e.empty()) return fail(e);
+  if (Status e = Artifact(s, tmp / "artifact"); !e.ok()) return fail(e);
   fs::create_directory_symlink("../.artifacts/" + artifact_name, job / "artifact", ec);
   if (!ec) fs::create_symlink("../" + dir_name + ".log", job / "log", ec);
-  if (ec) return fail("cannot create symlinks: " + ec.message());
+  if (ec) return fail(Status(Errc::kIo, "cannot create symlinks: " + ec.message()));
 
   // 6. move into place: artifact, then log, then the directory (the directory last, so a
   //    reader that finds the job dir always finds its log).
   fs::create_directories(workspace / ".artifacts", ec);
   fs::rename(tmp / "artifact", final_artifact, ec);
-  if (ec) return fail("cannot move artifact into place: " + ec.message());
+  if (ec) return fail(Status(Errc::kIo, "cannot move artifact into place: " + ec.message()));
   fs::rename(tmp / "log", final_log, ec);
   if (ec) {
     fs::remove_all(final_artifact, ec);
-    return fail("cannot move log into place");
+    return fail(Status(Errc::kIo, "cannot move log into place"));
   }
   fs::rename(job, final_dir, ec);
   if (ec) {
     std::error_code ignore;
     fs::remove(final_log, ignore);
     fs::remove_all(final_artifact, ignore);
-    return fail("cannot move job directory into place: " + ec.message());
+    return fail(Status(Errc::kIo, "cannot move job directory into place: " + ec.message()));
   }
   fs::remove_all(tmp, ec);
   SetMtime(final_log, tl.job_end);
@@ -237,7 +234,7 @@ std::string GenerateJob(const Scenario& s, const fs::path& workspace, const Gene
     result->event_file = final_dir / events.lexically_relative(job);
     result->metrics = stats;
   }
-  return "";
+  return Status::Ok();
 }
 
 }  // namespace mt::launch::sim

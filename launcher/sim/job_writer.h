@@ -13,6 +13,7 @@
 // so a failure leaves nothing behind.
 #pragma once
 
+#include "base/status.h"
 #include <filesystem>
 #include <string>
 
@@ -35,12 +36,9 @@ struct GenerateResult {
   OpenMetricsStats metrics;
 };
 
-// Returns "" on success or an error message.
-std::string GenerateJob(const Scenario& s, const std::filesystem::path& workspace, const GenerateOptions& opts,
-                        GenerateResult* result);
-
-// Writes `data` to `path` through a temporary file and rename(2) (base/atomic_file.h), with
-// the simulator's ""-or-message result.
-std::string WriteFileAtomic(const std::filesystem::path& path, const std::string& data);
+// kConflict when the job (or its artifact) exists already, kNotDirectory for a missing
+// workspace, kFailed when promtool fails, else the file-system error; nothing is left behind.
+base::Status GenerateJob(const Scenario& s, const std::filesystem::path& workspace, const GenerateOptions& opts,
+                         GenerateResult* result);
 
 }  // namespace mt::launch::sim

@@ -135,8 +135,8 @@ int RunDemoInit(const Args& args) {
   }
   opts.progress = [](const std::string& line) { std::fprintf(stderr, "  %s\n", line.c_str()); };
   const auto t0 = std::chrono::steady_clock::now();
-  if (std::string e = mt::launch::demo::InitWorkspace(args.demo_dir, opts); !e.empty()) {
-    std::fprintf(stderr, "mt-simtrain: %s\n", e.c_str());
+  if (const mt::base::Status e = mt::launch::demo::InitWorkspace(args.demo_dir, opts); !e.ok()) {
+    std::fprintf(stderr, "mt-simtrain: %s\n", e.message().c_str());
     return 1;
   }
   std::fprintf(stderr, "workspace %s ready in %.1f s\n", args.demo_dir.c_str(),
@@ -159,8 +159,8 @@ int RunScenarioFuzz(const Args& args) {
   popts.binary = args.promtool.empty() ? mt::launch::sim::DefaultPromtool() : args.promtool;
   popts.parallel = args.parallel;
   const auto c = mt::launch::sim::MakeFuzzCase(seed);
-  if (std::string e = mt::launch::sim::WriteFuzzCase(c, args.out_dir, popts); !e.empty()) {
-    std::fprintf(stderr, "mt-simtrain: %s\n", e.c_str());
+  if (const mt::base::Status e = mt::launch::sim::WriteFuzzCase(c, args.out_dir, popts); !e.ok()) {
+    std::fprintf(stderr, "mt-simtrain: %s\n", e.message().c_str());
     return 1;
   }
   std::printf("%s\n", args.out_dir.c_str());
@@ -220,8 +220,8 @@ int RunCompressed(const mt::launch::sim::Scenario& s, const Args& args) {
   opts.promtool.binary = args.promtool.empty() ? mt::launch::sim::DefaultPromtool() : args.promtool;
   opts.promtool.parallel = args.parallel;
   mt::launch::sim::GenerateResult r;
-  if (std::string e = mt::launch::sim::GenerateJob(s, args.workspace, opts, &r); !e.empty()) {
-    std::fprintf(stderr, "mt-simtrain: %s\n", e.c_str());
+  if (const mt::base::Status e = mt::launch::sim::GenerateJob(s, args.workspace, opts, &r); !e.ok()) {
+    std::fprintf(stderr, "mt-simtrain: %s\n", e.message().c_str());
     return 1;
   }
   std::printf("%s\n", r.job_dir.c_str());

@@ -9,6 +9,8 @@
 #include "launcher/sim/tb_scalars.h"
 
 namespace mt::launch::sim {
+using base::Errc;
+using base::Status;
 namespace {
 
 constexpr double kWindow = 7200;     // Prometheus block range
@@ -44,12 +46,12 @@ void AppendTime(std::string& out, double t, bool millis) {
   out += buf;
 }
 
-std::string WriteFile(const std::filesystem::path& path, const std::string& data) {
+Status WriteFile(const std::filesystem::path& path, const std::string& data) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return "cannot create " + path.string();
+  if (!f) return Status(Errc::kIo, "cannot create " + path.string());
   const bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size();
-  if (std::fclose(f) != 0 || !ok) return "cannot write " + path.string();
-  return "";
+  if (std::fclose(f) != 0 || !ok) return Status(Errc::kIo, "cannot write " + path.string());
+  return Status::Ok();
 }
 
 }  // namespace
@@ -65,9 +67,9 @@ void AppendValue(std::string& out, double v) {
   out.append(buf, r.ptr);
 }
 
-std::string WriteOpenMetricsWindows(const MetricsModel& model, const std::filesystem::path& dir,
-                                    const std::function<std::string(const std::filesystem::path&)>& on_file,
-                                    OpenMetricsStats* stats) {
+Status WriteOpenMetricsWindows(const MetricsModel& model, const std::filesystem::path& dir,
+                               const std::function<Status(const std::filesystem::path&)>& on_file,
+                               OpenMetricsStats* stats) {
   const Scenario& s = model.scenario();
   const Timeline& tl = model.timeline();
   const double dt = s.scrape_interval_s;
@@ -169,17 +171,17 @@ std::string WriteOpenMetricsWindows(const MetricsModel& model, const std::filesy
     char name[64];
     std::snprintf(name, sizeof name, "window-%.0f.om", w);
     const std::filesystem::path path = dir / name;
-    if (std::string err = WriteFile(path, out); !err.empty()) return err;
+    if (Status err = WriteFile(path, out); !err.ok()) return err;
     if (stats) {
       stats->files++;
       stats->samples += samples;
       stats->bytes += out.size();
     }
     if (on_file)
-      if (std::string err = on_file(path); !err.empty()) return err;
+      if (Status err = on_file(path); !err.ok()) return err;
   }
   if (stats) stats->series = series.size() + (tb.empty() ? 0 : tags.size() + 2);
-  return "";
+  return Status::Ok();
 }
 
 }  // namespace mt::launch::sim

@@ -7,6 +7,7 @@
 // time order, timestamps in seconds, and `# EOF` last (reference/components.md §2).
 #pragma once
 
+#include "base/status.h"
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -24,11 +25,11 @@ struct OpenMetricsStats {
 };
 
 // Writes <dir>/window-<start>.om files in time order, calling on_file(path) after each one
-// (e.g. to start promtool on it while the next is written). Returns "" or an error message
-// (an error returned by on_file stops the writer).
-std::string WriteOpenMetricsWindows(const MetricsModel& model, const std::filesystem::path& dir,
-                                    const std::function<std::string(const std::filesystem::path&)>& on_file,
-                                    OpenMetricsStats* stats);
+// (e.g. to start promtool on it while the next is written). kIo when a file cannot be
+// written; an error returned by on_file stops the writer and is returned.
+base::Status WriteOpenMetricsWindows(const MetricsModel& model, const std::filesystem::path& dir,
+                                     const std::function<base::Status(const std::filesystem::path&)>& on_file,
+                                     OpenMetricsStats* stats);
 
 // Formats a sample value the way Prometheus prints it back: integers without a fraction,
 // other values in the shortest round-trip form.

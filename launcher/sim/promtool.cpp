@@ -12,6 +12,8 @@
 #include <sstream>
 
 namespace mt::launch::sim {
+using base::Errc;
+using base::Status;
 namespace {
 
 std::string ReadTail(const std::filesystem::path& p, size_t max) {
@@ -53,7 +55,7 @@ std::string DefaultPromtool() {
 BlockBuilder::BlockBuilder(std::filesystem::path out_dir, PromtoolOptions opts)
     : out_dir_(std::move(out_dir)), opts_(std::move(opts)) {}
 
-BlockBuilder::~BlockBuilder() { Finish(); }
+BlockBuilder::~BlockBuilder() { (void)Finish(); }
 
 bool BlockBuilder::ReapOne(bool block) {
   // Reap only our own children (the caller may have others), polling each by pid.
@@ -63,10 +65,10 @@ bool BlockBuilder::ReapOne(bool block) {
       const pid_t got = waitpid(r->first, &status, WNOHANG);
       if (got == 0 || (got < 0 && errno == EINTR)) continue;
       const bool ok = got == r->first && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-      if (!ok && error_.empty()) {
+      if (!ok && error_.ok()) {
         const int code = got < 0 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        error_ = "promtool failed on " + r->second.filename().string() + " (exit " + std::to_string(code) +
-                 "): " + ReadTail(LogOf(r->second), 600);
+        error_ = Status(Errc::kFailed, "promtool failed on " + r->second.filename().string() + " (exit " +
+                                           std::to_string(code) + "): " + ReadTail(LogOf(r->second), 600));
       }
       std::error_code ec;
       std::filesystem::remove(LogOf(r->second), ec);
@@ -79,29 +81,29 @@ bool BlockBuilder::ReapOne(bool block) {
   }
 }
 
-std::string BlockBuilder::Submit(const std::filesystem::path& file) {
-  if (!error_.empty()) return error_;
+Status BlockBuilder::Submit(const std::filesystem::path& file) {
+  if (!error_.ok()) return error_;
   std::error_code ec;
   std::filesystem::create_directories(out_dir_, ec);
-  if (ec) return error_ = "cannot create " + out_dir_.string() + ": " + ec.message();
+  if (ec) return error_ = base::StatusOf(ec, "cannot create " + out_dir_.string());
   while (static_cast<int>(running_.size()) >= std::max(1, opts_.parallel)) ReapOne(true);
-  if (!error_.empty()) return error_;
+  if (!error_.ok()) return error_;
   const pid_t pid = Start(opts_.binary, file, out_dir_, LogOf(file));
-  if (pid < 0) return error_ = std::string("fork failed: ") + std::strerror(errno);
+  if (pid < 0) return error_ = Status(Errc::kFailed, std::string("cannot start promtool: fork failed: ") + std::strerror(errno));
   running_[pid] = file;
-  return "";
+  return Status::Ok();
 }
 
-std::string BlockBuilder::Finish() {
+Status BlockBuilder::Finish() {
   while (!running_.empty()) ReapOne(true);
   return error_;
 }
 
-std::string CreateBlocks(const std::vector<std::filesystem::path>& files, const std::filesystem::path& out_dir,
-                         const PromtoolOptions& opts) {
+Status CreateBlocks(const std::vector<std::filesystem::path>& files, const std::filesystem::path& out_dir,
+                    const PromtoolOptions& opts) {
   BlockBuilder b(out_dir, opts);
   for (const auto& f : files)
-    if (std::string e = b.Submit(f); !e.empty()) break;
+    if (Status e = b.Submit(f); !e.ok()) break;
   return b.Finish();
 }
 

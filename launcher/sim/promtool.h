@@ -2,6 +2,7 @@
 // into Prometheus TSDB blocks. No shell is involved: arguments are passed as data.
 #pragma once
 
+#include "base/status.h"
 #include <filesystem>
 #include <map>
 #include <string>
@@ -27,21 +28,22 @@ class BlockBuilder {
   BlockBuilder(const BlockBuilder&) = delete;
   BlockBuilder& operator=(const BlockBuilder&) = delete;
 
-  // Starts promtool on `file` once a slot is free. Returns "" or the first error so far.
-  std::string Submit(const std::filesystem::path& file);
-  // Waits for every submitted file. Returns "" or the first error.
-  std::string Finish();
+  // Starts promtool on `file` once a slot is free. Returns the first error so far (kFailed:
+  // promtool failed, with its output's tail).
+  base::Status Submit(const std::filesystem::path& file);
+  // Waits for every submitted file. Returns the first error.
+  base::Status Finish();
 
  private:
   bool ReapOne(bool block);
   std::filesystem::path out_dir_;
   PromtoolOptions opts_;
   std::map<int, std::filesystem::path> running_;  // pid -> file
-  std::string error_;
+  base::Status error_;
 };
 
 // Convenience: all files at once.
-std::string CreateBlocks(const std::vector<std::filesystem::path>& files, const std::filesystem::path& out_dir,
-                         const PromtoolOptions& opts);
+base::Status CreateBlocks(const std::vector<std::filesystem::path>& files, const std::filesystem::path& out_dir,
+                          const PromtoolOptions& opts);
 
 }  // namespace mt::launch::sim

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/status.h"
 #include "launcher/sim/fake_root.h"
 #include "launcher/sim/job_log.h"
 #include "launcher/sim/metrics_model.h"
@@ -16,6 +17,8 @@
 
 namespace mt::launch::sim {
 namespace fs = std::filesystem;
+using base::Errc;
+using base::Status;
 namespace {
 
 volatile std::sig_atomic_t g_signal = 0;
@@ -162,9 +165,9 @@ int RunRealtime(const Scenario& s, const RealtimeOptions& opts, std::string* err
     fs::create_directories(dir, ec);
     if (ec) return *error = "cannot create " + dir.string() + ": " + ec.message(), -1;
     const std::string host = opts.event_host.empty() ? s.hosts[static_cast<size_t>(std::max(opts.rank, 0))] : opts.event_host;
-    if (std::string e = events.Open(dir / EventFileName(static_cast<int64_t>(std::floor(now)), host), now); !e.empty())
-      return *error = e, -1;
-    if (std::string e = events.Flush(); !e.empty()) return *error = e, -1;
+    if (Status e = events.Open(dir / EventFileName(static_cast<int64_t>(std::floor(now)), host), now); !e.ok())
+      return *error = e.message(), -1;
+    if (Status e = events.Flush(); !e.ok()) return *error = e.message(), -1;
   }
 
   const MetricsModel model(s, rt);
@@ -174,7 +177,7 @@ int RunRealtime(const Scenario& s, const RealtimeOptions& opts, std::string* err
       if (opts.rank >= 0 && h != opts.rank) continue;
       const fs::path dir = opts.rank >= 0 ? opts.fake_root : opts.fake_root / s.hosts[static_cast<size_t>(h)];
       roots.push_back(std::make_unique<FakeRoot>(model, dir, h));
-      if (std::string e = roots.back()->Init(); !e.empty()) return *error = e, -1;
+      if (Status e = roots.back()->Init(); !e.ok()) return *error = e.message(), -1;
     }
   }
 
@@ -197,26 +200,26 @@ int RunRealtime(const Scenario& s, const RealtimeOptions& opts, std::string* err
       while (next_step < rt.steps.size() && rt.steps[next_step].end <= t) {
         const StepRecord& r = rt.steps[next_step++];
         for (const auto& [tag, v] : StepScalars(s, r))
-          if (std::string e = events.AddScalar(StepWallTime(r), r.step, tag, static_cast<float>(v)); !e.empty())
-            return *error = e, -1;
+          if (Status e = events.AddScalar(StepWallTime(r), r.step, tag, static_cast<float>(v)); !e.ok())
+            return *error = e.message(), -1;
         wrote = true;
       }
       if (wrote)
-        if (std::string e = events.Flush(); !e.empty()) return *error = e, -1;
+        if (Status e = events.Flush(); !e.ok()) return *error = e.message(), -1;
     }
     if (!roots.empty() && (last_root < 0 || t - last_root >= opts.root_interval)) {
       const double dt = last_root < 0 ? opts.root_interval : t - last_root;
       for (auto& r : roots)
-        if (std::string e = r->Update(std::min(t, rt.metrics_end), dt, tick); !e.empty()) return *error = e, -1;
+        if (Status e = r->Update(std::min(t, rt.metrics_end), dt, tick); !e.ok()) return *error = e.message(), -1;
       last_root = t;
       ++tick;
     }
     if (g_signal) {
-      events.Close();
+      (void)events.Close();   // interrupted: the exit code says so
       return g_signal == SIGINT ? 130 : 143;
     }
     if (opts.max_seconds > 0 && t - now >= opts.max_seconds) {
-      events.Close();
+      (void)events.Close();
       return 143;
     }
     if (next_seg >= segs.size() && t >= end) break;
@@ -224,7 +227,7 @@ int RunRealtime(const Scenario& s, const RealtimeOptions& opts, std::string* err
     if (next_seg < segs.size()) wake = std::min(wake, segs[next_seg].at);
     std::this_thread::sleep_for(std::chrono::duration<double>(std::max(0.0, wake - WallNow())));
   }
-  if (std::string e = events.Close(); !e.empty()) return *error = e, -1;
+  if (Status e = events.Close(); !e.ok()) return *error = e.message(), -1;
   switch (rt.outcome) {
     case Outcome::kCompleted: return 0;
     case Outcome::kCancelled: return 143;

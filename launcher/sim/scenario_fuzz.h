@@ -10,6 +10,7 @@
 // culprit hosts, the onset (step and time), the magnitude and the decoys.
 #pragma once
 
+#include "base/status.h"
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -39,7 +40,7 @@ struct FuzzCase {
 FuzzCase MakeFuzzCase(uint64_t seed);
 
 // Writes the case's job(s) (log, TFEvents, promtool-built TSDB with the overlay applied)
-// and truth.json into `out` (created if missing). Returns "" or an error message.
-std::string WriteFuzzCase(const FuzzCase& c, const std::filesystem::path& out, const PromtoolOptions& promtool);
+// and truth.json into `out` (created if missing): GenerateJob's errors, kFailed when promtool fails.
+base::Status WriteFuzzCase(const FuzzCase& c, const std::filesystem::path& out, const PromtoolOptions& promtool);
 
 }  // namespace mt::launch::sim

@@ -6,6 +6,8 @@
 #include "launcher/sim/crc32c.h"
 
 namespace mt::launch::sim {
+using base::Errc;
+using base::Status;
 namespace {
 
 // Wire types: 0 varint, 1 fixed64, 2 length-delimited, 5 fixed32.
@@ -80,38 +82,38 @@ std::string EventFileName(int64_t epoch_seconds, std::string_view hostname) {
   return "events.out.tfevents." + std::to_string(epoch_seconds) + "." + std::string(hostname);
 }
 
-TfEventWriter::~TfEventWriter() { Close(); }
+TfEventWriter::~TfEventWriter() { (void)Close(); }
 
-std::string TfEventWriter::Open(const std::filesystem::path& path, double wall_time) {
-  Close();
+Status TfEventWriter::Open(const std::filesystem::path& path, double wall_time) {
+  (void)Close();
   file_ = std::fopen(path.c_str(), "wb");
-  if (!file_) return "cannot create event file " + path.string() + ": " + std::strerror(errno);
+  if (!file_) return Status(Errc::kIo, "cannot create event file " + path.string() + ": " + std::strerror(errno));
   path_ = path;
   return Write(FrameRecord(EncodeFileVersionEvent(wall_time)));
 }
 
-std::string TfEventWriter::AddScalar(double wall_time, int64_t step, std::string_view tag, float value) {
-  if (!file_) return "event file is not open";
+Status TfEventWriter::AddScalar(double wall_time, int64_t step, std::string_view tag, float value) {
+  if (!file_) return Status(Errc::kInvalid, "event file is not open");
   return Write(FrameRecord(EncodeScalarEvent(wall_time, step, tag, value)));
 }
 
-std::string TfEventWriter::Flush() {
-  if (file_ && std::fflush(file_) != 0) return "cannot write " + path_.string() + ": " + std::strerror(errno);
-  return "";
+Status TfEventWriter::Flush() {
+  if (file_ && std::fflush(file_) != 0) return Status(Errc::kIo, "cannot write " + path_.string() + ": " + std::strerror(errno));
+  return Status::Ok();
 }
 
-std::string TfEventWriter::Close() {
-  if (!file_) return "";
-  std::string err;
-  if (std::fclose(file_) != 0) err = "cannot close " + path_.string() + ": " + std::strerror(errno);
+Status TfEventWriter::Close() {
+  if (!file_) return Status::Ok();
+  Status st;
+  if (std::fclose(file_) != 0) st = Status(Errc::kIo, "cannot close " + path_.string() + ": " + std::strerror(errno));
   file_ = nullptr;
-  return err;
+  return st;
 }
 
-std::string TfEventWriter::Write(std::string_view bytes) {
+Status TfEventWriter::Write(std::string_view bytes) {
   if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size())
-    return "cannot write " + path_.string() + ": " + std::strerror(errno);
-  return "";
+    return Status(Errc::kIo, "cannot write " + path_.string() + ": " + std::strerror(errno));
+  return Status::Ok();
 }
 
 }  // namespace mt::launch::sim

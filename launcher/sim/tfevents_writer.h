@@ -8,6 +8,7 @@
 // the payload, uint32 masked CRC-32C of the payload.
 #pragma once
 
+#include "base/status.h"
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -38,16 +39,16 @@ class TfEventWriter {
   TfEventWriter(const TfEventWriter&) = delete;
   TfEventWriter& operator=(const TfEventWriter&) = delete;
 
-  // Creates (truncates) `path` and writes the file_version record. Returns "" or an error.
-  std::string Open(const std::filesystem::path& path, double wall_time);
-  // Appends one scalar event. Returns "" or an error.
-  std::string AddScalar(double wall_time, int64_t step, std::string_view tag, float value);
+  // Creates (truncates) `path` and writes the file_version record; kIo when it cannot.
+  base::Status Open(const std::filesystem::path& path, double wall_time);
+  // Appends one scalar event (kInvalid when the file is not open, kIo on a write error).
+  base::Status AddScalar(double wall_time, int64_t step, std::string_view tag, float value);
   // Pushes buffered records to the OS (real-time mode calls this once per step).
-  std::string Flush();
-  std::string Close();
+  base::Status Flush();
+  base::Status Close();
 
  private:
-  std::string Write(std::string_view bytes);
+  base::Status Write(std::string_view bytes);
   std::FILE* file_ = nullptr;
   std::filesystem::path path_;
 };

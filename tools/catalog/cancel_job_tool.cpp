@@ -21,7 +21,7 @@ std::string BuildCancelPlan(const std::filesystem::path& workspace, const std::s
   if (job.empty() || job.find('/') != std::string::npos || job == "." || job == "..")
     return "job '" + job + "' must be a job id or job directory name in the workspace";
   Json status;
-  if (auto e = launch::JobStatus(workspace, job, &status); !e.empty()) return e;
+  if (const base::Status st = launch::JobStatus(workspace, job, &status); !st.ok()) return st.message();
   *plan = Json{{"schema", "mt.cancel/1"},
                {"job", status.value("id", job)},
                {"backend", status.value("backend", "")},

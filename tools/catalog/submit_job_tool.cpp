@@ -63,7 +63,7 @@ mcp::Tool SubmitJobTool(const GateOptions& gate) {
                          [&gate, &ctx](const Json& a, approval::PlanRecord* rec, approval::PolicyDecision* policy) -> std::string {
                            launch::PlanRequest req = SubmitRequestFrom(mcp::Decode<SubmitJobInput>(a), gate.env);
                            launch::Plan plan;
-                           if (auto e = launch::BuildPlan(req, &plan); !e.empty()) return "submit_job: " + e;
+                           if (const base::Status st = launch::BuildPlan(req, &plan); !st.ok()) return "submit_job: " + st.message();
                            rec->plan = plan.ToJson();
                            rec->hash = plan.hash;
                            rec->summary = launch::DescribePlan(plan);

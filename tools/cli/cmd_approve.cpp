@@ -45,8 +45,8 @@ int Decision(const std::vector<std::string>& args, bool approve) {
     std::cerr << "mt " << name << ": " << Refuse(env, name, id, me, "'" + id + "' is not a plan id (32 hex digits)") << "\n";
     return kExitFailed;
   }
-  if (auto e = env.Store().Get(id, approval::UnixNow(), &rec); !e.empty()) {
-    std::cerr << "mt " << name << ": " << Refuse(env, name, id, me, e) << "\n";
+  if (const base::Status st = env.Store().Get(id, approval::UnixNow(), &rec); !st.ok()) {
+    std::cerr << "mt " << name << ": " << Refuse(env, name, id, me, st.message()) << "\n";
     return kExitFailed;
   }
   if (rec.state != "pending") {

@@ -19,8 +19,8 @@ int RunCancel(const std::vector<std::string>& args) {
   try {
     Config cfg = ResolveConfig(flags.value("config"), flags.value("workspace"));
     std::string msg;
-    if (auto e = launch::CancelJob(cfg.workspace, flags.positional()[0], &msg); !e.empty()) {
-      std::cerr << "mt cancel: " << e << "\n";
+    if (const base::Status st = launch::CancelJob(cfg.workspace, flags.positional()[0], &msg); !st.ok()) {
+      std::cerr << "mt cancel: " << st.message() << "\n";
       return kExitFailed;
     }
     if (flags.has("json"))

@@ -33,9 +33,8 @@ int Init(const fs::path& dir) {
   launch::demo::InitOptions opts;
   opts.progress = [](const std::string& line) { std::cerr << "  " << line << "\n"; };
   std::cerr << "mt demo: generating the case-study workspace in " << dir.string() << " ...\n";
-  std::string err = launch::demo::InitWorkspace(dir, opts);
-  if (!err.empty()) {
-    std::cerr << "mt demo init: " << err << "\n";
+  if (const base::Status st = launch::demo::InitWorkspace(dir, opts); !st.ok()) {
+    std::cerr << "mt demo init: " << st.message() << "\n";
     return kExitFailed;
   }
   return kExitOk;

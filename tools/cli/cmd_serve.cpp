@@ -78,7 +78,7 @@ bool ServerOptionsFrom(const Config& config, const ProductOptions& product, mcp:
   // an invented tool such as "approve") go to the approval audit log like the gate's own.
   server_opts->on_refusal = [env = product.approvals](const mcp::Principal& who, const std::string& method,
                                                        const std::string& name, const std::string& reason) {
-    AuditEvent(env, "refused", "", Actor{who.name, who.role}, {{"action", method + " " + name}, {"reason", reason}});
+    (void)AuditEvent(env, "refused", "", Actor{who.name, who.role}, {{"action", method + " " + name}, {"reason", reason}});
   };
   return true;
 }

@@ -20,8 +20,8 @@ int RunStatus(const std::vector<std::string>& args) {
   try {
     Config cfg = ResolveConfig(flags.value("config"), flags.value("workspace"));
     nlohmann::json s;
-    if (auto e = launch::JobStatus(cfg.workspace, flags.positional()[0], &s); !e.empty()) {
-      std::cerr << "mt status: " << e << "\n";
+    if (const base::Status st = launch::JobStatus(cfg.workspace, flags.positional()[0], &s); !st.ok()) {
+      std::cerr << "mt status: " << st.message() << "\n";
       return kExitFailed;
     }
     if (flags.has("json")) {

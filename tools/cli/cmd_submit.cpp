@@ -174,8 +174,8 @@ int RunSubmit(const std::vector<std::string>& args) {
   launch::ResolveBinaries(&req);
 
   launch::Plan plan;
-  if (auto e = launch::BuildPlan(req, &plan); !e.empty()) {
-    std::cerr << "mt submit: " << e << "\nnothing was submitted\n";
+  if (const base::Status st = launch::BuildPlan(req, &plan); !st.ok()) {
+    std::cerr << "mt submit: " << st.message() << "\nnothing was submitted\n";
     return kExitFailed;
   }
   if (s.dry_run) {
@@ -186,8 +186,8 @@ int RunSubmit(const std::vector<std::string>& args) {
   std::vector<std::string> cmd = {"mt", "submit"};
   cmd.insert(cmd.end(), args.begin(), args.end());
   launch::SubmitResult r;
-  if (auto e = launch::Submit(plan, cmd, &r); !e.empty()) {
-    std::cerr << "mt submit: " << e << "\nnothing was submitted (no artifact or job directory left behind)\n";
+  if (const base::Status st = launch::Submit(plan, cmd, &r); !st.ok()) {
+    std::cerr << "mt submit: " << st.message() << "\nnothing was submitted (no artifact or job directory left behind)\n";
     return kExitFailed;
   }
   PrintSubmitted(plan, r, s.json);

@@ -21,8 +21,8 @@ const char* InBandName(InBandApproval mode) {
   return "off";
 }
 
-std::string AuditEvent(const ApprovalEnv& env, const std::string& event, const std::string& plan_id, const Actor& actor,
-                       Json extra) {
+base::Status AuditEvent(const ApprovalEnv& env, const std::string& event, const std::string& plan_id, const Actor& actor,
+                        Json extra) {
   Json line = {{"event", event}, {"plan_id", plan_id}, {"actor", actor.name}, {"role", actor.role}};
   for (auto it = extra.begin(); it != extra.end(); ++it) line[it.key()] = it.value();
   return env.Audit().Append(std::move(line));
@@ -31,22 +31,24 @@ std::string AuditEvent(const ApprovalEnv& env, const std::string& event, const s
 std::string Refuse(const ApprovalEnv& env, const std::string& action, const std::string& plan_id, const Actor& actor,
                    const std::string& reason) {
   // A forged id is recorded as text, never used as a path.
-  std::string err = AuditEvent(env, "refused", plan_id, actor, {{"action", action}, {"reason", reason}});
-  return err.empty() ? reason : reason + " (and the audit log could not be written: " + err + ")";
+  const base::Status st = AuditEvent(env, "refused", plan_id, actor, {{"action", action}, {"reason", reason}});
+  return st.ok() ? reason : reason + " (and the audit log could not be written: " + st.message() + ")";
 }
 
 std::string RecordPlan(const ApprovalEnv& env, approval::PlanRecord* rec, const Actor& requester) {
   rec->requester = requester.name;
   rec->requester_role = requester.role;
   auto store = env.Store();
-  if (auto e = store.Create(rec, approval::UnixNow(), env.max_pending_per_requester); !e.empty()) return e;
-  if (auto e = AuditEvent(env, "requested", rec->id, requester,
-                          {{"kind", rec->kind}, {"hash", rec->hash}, {"plan", rec->plan}, {"expires", approval::IsoUtc(rec->expires)}});
-      !e.empty()) {
+  if (const base::Status st = store.Create(rec, approval::UnixNow(), env.max_pending_per_requester); !st.ok()) return st.message();
+  if (const base::Status st = AuditEvent(env, "requested", rec->id, requester,
+                                         {{"kind", rec->kind}, {"hash", rec->hash}, {"plan", rec->plan},
+                                          {"expires", approval::IsoUtc(rec->expires)}});
+      !st.ok()) {
     // Fail closed: a plan whose request is not on the record can never be approved.
     approval::PlanRecord ignored;
-    store.Decide(rec->id, rec->hash, false, "mt", "audit", "audit log unwritable: " + e, approval::UnixNow(), &ignored);
-    return "audit log unwritable, nothing recorded: " + e;
+    (void)store.Decide(rec->id, rec->hash, false, "mt", "audit", "audit log unwritable: " + st.message(),
+                       approval::UnixNow(), &ignored);
+    return "audit log unwritable, nothing recorded: " + st.message();
   }
   return "";
 }
@@ -67,10 +69,10 @@ void ReapWhenDone(const std::filesystem::path& job_dir) {
 std::string Execute(const ApprovalEnv& env, const approval::PlanRecord& rec, std::string* job_id, std::string* result) {
   if (rec.kind == "submit") {
     launch::Plan plan;
-    if (auto e = launch::PlanFromJson(rec.plan, &plan); !e.empty()) return "refusing to submit: " + e;
+    if (const base::Status st = launch::PlanFromJson(rec.plan, &plan); !st.ok()) return "refusing to submit: " + st.message();
     if (plan.hash != rec.hash) return "refusing to submit: the stored plan's hash is not the approved hash";
     launch::SubmitResult r;
-    if (auto e = launch::Submit(plan, {"mt", "approve", rec.id}, &r); !e.empty()) return e;
+    if (const base::Status st = launch::Submit(plan, {"mt", "approve", rec.id}, &r); !st.ok()) return st.message();
     if (plan.backend == "local") ReapWhenDone(r.job_dir);
     *job_id = r.job_id;
     *result = "submitted job " + r.job_id + " (" + plan.backend + "); log " + r.log.string();
@@ -81,7 +83,7 @@ std::string Execute(const ApprovalEnv& env, const approval::PlanRecord& rec, std
     if (rec.plan.value("workspace", "") != env.workspace.string())
       return "refusing to cancel: the plan names another workspace";
     std::string msg;
-    if (auto e = launch::CancelJob(env.workspace, job, &msg); !e.empty()) return e;
+    if (const base::Status st = launch::CancelJob(env.workspace, job, &msg); !st.ok()) return st.message();
     *job_id = job;
     *result = msg.empty() ? "cancelled " + job : msg;
     return "";
@@ -99,21 +101,23 @@ std::string Decide(const ApprovalEnv& env, const std::string& id, const std::str
     return Refuse(env, action, id, approver, "role '" + approver.role + "' may not " + action + " plans (approver role needed)");
   auto store = env.Store();
   const int64_t now = approval::UnixNow();
-  if (auto e = store.Decide(id, expected_hash, approve, approver.name, via, reason, now, out); !e.empty())
-    return Refuse(env, action, id, approver, e);
+  if (const base::Status st = store.Decide(id, expected_hash, approve, approver.name, via, reason, now, out); !st.ok())
+    return Refuse(env, action, id, approver, st.message());
   // The decision is recorded before anything runs; without the audit line nothing runs.
-  if (auto e = AuditEvent(env, approve ? "approved" : "denied", id, approver,
-                          {{"via", via}, {"hash", out->hash}, {"kind", out->kind}, {"requester", out->requester},
-                           {"reason", reason}});
-      !e.empty()) {
-    if (approve) store.Finish(id, "", "", "not executed: audit log unwritable: " + e, approval::UnixNow(), out);
-    return "audit log unwritable; nothing was " + std::string(approve ? "submitted" : "recorded") + ": " + e;
+  if (const base::Status st = AuditEvent(env, approve ? "approved" : "denied", id, approver,
+                                         {{"via", via}, {"hash", out->hash}, {"kind", out->kind},
+                                          {"requester", out->requester}, {"reason", reason}});
+      !st.ok()) {
+    if (approve)
+      (void)store.Finish(id, "", "", "not executed: audit log unwritable: " + st.message(), approval::UnixNow(), out);
+    return "audit log unwritable; nothing was " + std::string(approve ? "submitted" : "recorded") + ": " + st.message();
   }
   if (!approve) return "";
   std::string job_id, result;
   std::string err = Execute(env, *out, &job_id, &result);
-  store.Finish(id, job_id, result, err, approval::UnixNow(), out);
-  AuditEvent(env, err.empty() ? (out->kind == "submit" ? "submitted" : "cancelled") : "failed", id, approver,
+  // Both best effort: the job runs (or failed) whatever they return, and err says which.
+  (void)store.Finish(id, job_id, result, err, approval::UnixNow(), out);
+  (void)AuditEvent(env, err.empty() ? (out->kind == "submit" ? "submitted" : "cancelled") : "failed", id, approver,
              {{"job_id", job_id}, {"result", result}, {"error", err}, {"hash", out->hash}});
   return err;
 }

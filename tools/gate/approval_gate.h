@@ -48,9 +48,10 @@ struct Actor {
   std::string name, role;
 };
 
-// Writes an audit line {event, plan_id, actor, role, …extra}; "" or the error.
-std::string AuditEvent(const ApprovalEnv& env, const std::string& event, const std::string& plan_id, const Actor& actor,
-                       Json extra = Json::object());
+// Writes an audit line {event, plan_id, actor, role, …extra}; the audit log's error if it
+// cannot (callers that act on the event fail closed on it).
+base::Status AuditEvent(const ApprovalEnv& env, const std::string& event, const std::string& plan_id, const Actor& actor,
+                        Json extra = Json::object());
 
 // Audits a refused action ({event: "refused", action, reason}) and returns `reason`
 // (with the audit failure appended if the log could not be written).

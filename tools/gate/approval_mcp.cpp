@@ -33,7 +33,7 @@ mcp::ToolResult Lookup(const GateOptions& g, const std::string& kind, const Json
   if (!approval::ValidPlanId(id))
     return Refused(g, "lookup", id, who, "plan_id '" + id + "' is not a plan id (32 hex digits from an earlier result)");
   approval::PlanRecord rec;
-  if (auto e = g.env.Store().Get(id, approval::UnixNow(), &rec); !e.empty()) return Refused(g, "lookup", id, who, e);
+  if (const base::Status st = g.env.Store().Get(id, approval::UnixNow(), &rec); !st.ok()) return Refused(g, "lookup", id, who, st.message());
   if (rec.kind != kind) return Refused(g, "lookup", id, who, "plan " + id + " is a " + rec.kind + " plan, not a " + kind + " plan");
   const Json rest = WithoutPlanId(args);
   if (!rest.empty() && mcp::RequestStateSealer::Digest(rest) != rec.args_digest)
@@ -79,13 +79,13 @@ mcp::ToolResult FormApproval(const GateOptions& g, approval::PlanRecord& rec, co
     answer = ctx.AskClient(mcp::InputRequest{"approve_plan", "elicitation/create", ApprovalElicitation(rec)},
                            std::chrono::minutes(5));
   } catch (const mcp::RpcError& e) {
-    AuditEvent(g.env, "elicitation_unavailable", rec.id, caller, {{"error", e.what()}});
+    (void)AuditEvent(g.env, "elicitation_unavailable", rec.id, caller, {{"error", e.what()}});
     return View(rec, PendingMessage(g, rec));
   }
   const std::string action = answer.is_object() ? answer.value("action", "") : "";
   if (action != "accept") {
     // "decline" means declined *or unavailable*: some clients decline everything unasked.
-    AuditEvent(g.env, "elicitation_declined", rec.id, caller, {{"action", action}});
+    (void)AuditEvent(g.env, "elicitation_declined", rec.id, caller, {{"action", action}});
     return View(rec, "The client's user did not approve in-band (" + (action.empty() ? "no answer" : action) +
                          "); plan " + rec.id + " waits for `mt approve " + rec.id + "` or the /approvals page.");
   }
@@ -117,11 +117,11 @@ mcp::ToolResult UrlApproval(const GateOptions& g, approval::PlanRecord& rec, con
                                              ApprovalUrlElicitation(rec, g.page_url, ctx.era() != mcp::Era::kModern)},
                            std::chrono::minutes(5));
   } catch (const mcp::RpcError& e) {
-    AuditEvent(g.env, "elicitation_unavailable", rec.id, caller, {{"error", e.what()}, {"mode", "url"}});
+    (void)AuditEvent(g.env, "elicitation_unavailable", rec.id, caller, {{"error", e.what()}, {"mode", "url"}});
     return View(rec, PendingMessage(g, rec));
   }
   const std::string action = answer.is_object() ? answer.value("action", "") : "";
-  AuditEvent(g.env, "url_elicitation_" + (action.empty() ? std::string("unanswered") : action), rec.id, caller,
+  (void)AuditEvent(g.env, "url_elicitation_" + (action.empty() ? std::string("unanswered") : action), rec.id, caller,
              {{"url", PageLink(g, rec)}});
   if (action != "accept") return View(rec, PendingMessage(g, rec));
   // The user agreed to open the page. Wait for the human's decision there (bounded, and
@@ -138,7 +138,7 @@ mcp::ToolResult UrlApproval(const GateOptions& g, approval::PlanRecord& rec, con
   };
   while (waiting()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    if (!g.env.Store().Get(rec.id, approval::UnixNow(), &now).empty()) break;
+    if (!g.env.Store().Get(rec.id, approval::UnixNow(), &now).ok()) break;
   }
   rec = now;
   return rec.state == "pending" ? View(rec, PendingMessage(g, rec)) : View(rec);
@@ -175,7 +175,7 @@ mcp::ToolResult GatedCall(const GateOptions& g, const std::string& kind, const J
     // A later 2026-07-28 round: the plan was made in the first one. The sealed state is
     // bound to these arguments and this caller already; check against the store too.
     const std::string id = round.value("plan_id", "");
-    if (auto e = g.env.Store().Get(id, approval::UnixNow(), &rec); !e.empty()) return Refused(g, kind, id, caller, e);
+    if (const base::Status st = g.env.Store().Get(id, approval::UnixNow(), &rec); !st.ok()) return Refused(g, kind, id, caller, st.message());
     if (rec.args_digest != digest || rec.requester != caller.name || rec.hash != round.value("hash", ""))
       return Refused(g, kind, id, caller, "the request changed since plan " + id + " was made; submit again for a new plan");
     if (rec.state != "pending") return Refused(g, kind, id, caller, "plan " + id + " is " + rec.state + ", not pending");

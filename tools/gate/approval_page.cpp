@@ -182,7 +182,7 @@ std::vector<mcp::PageRoute> ApprovalPages(const ApprovalEnv& env, TokenCheck che
                         std::lock_guard lock(st->mu);
                         st->sessions[sid] = Session{*who, csrf, approval::UnixNow() + kSessionSeconds, ""};
                       }
-                      AuditEvent(st->env, "web_login", "", Actor{who->name, who->role});
+                      (void)AuditEvent(st->env, "web_login", "", Actor{who->name, who->role});
                       res.set_header("Set-Cookie", std::string(kCookie) + "=" + sid + "; Path=/approvals; HttpOnly; SameSite=Strict");
                       res.set_redirect("/approvals", 303);
                     }});

@@ -83,8 +83,8 @@ std::string PlanEveryRun(const SweepSpec& spec, const std::vector<SweepState>& s
         p.result.state = state.name;
         p.result.model = run.model;
         p.result.nodes = nodes;
-        if (auto e = launch::BuildPlan(req, &p.plan); !e.empty())
-          return "cannot plan " + Label(p.result) + ": " + e + "; nothing was submitted";
+        if (const base::Status st = launch::BuildPlan(req, &p.plan); !st.ok())
+          return "cannot plan " + Label(p.result) + ": " + st.message() + "; nothing was submitted";
         p.decision = approval::EvaluatePolicy(env.approval.policy, "ci", p.plan);
         runs->push_back(std::move(p));
       }
@@ -166,7 +166,7 @@ void MeasureEndedRun(const SweepSpec& spec, const std::string& state, const nloh
 void PollRun(const SweepSpec& spec, const SweepEnv& env, size_t total, Pending& p, size_t* left) {
   nlohmann::json st;
   std::string state = "UNKNOWN";
-  if (launch::JobStatus(env.approval.workspace, p.result.job_id, &st).empty()) {
+  if (launch::JobStatus(env.approval.workspace, p.result.job_id, &st).ok()) {
     state = st.value("state", "UNKNOWN");
     if (st.contains("log") && st["log"].is_string()) p.log = st["log"].get<std::string>();
   }
@@ -189,7 +189,7 @@ void CancelUnfinished(const SweepSpec& spec, const SweepEnv& env, std::vector<Pe
   for (auto& p : runs) {
     if (p.done) continue;
     std::string msg;
-    launch::CancelJob(env.approval.workspace, p.result.job_id, &msg);
+    (void)launch::CancelJob(env.approval.workspace, p.result.job_id, &msg);   // ended meanwhile: nothing to cancel
     p.result.status = "timeout";
     p.result.detail = "still " + p.last_state + " after the sweep's " + std::to_string(spec.timeout_s) + " s; cancelled";
     p.done = true;

@@ -100,7 +100,7 @@ PerfArtifacts FindPerfArtifacts(const std::filesystem::path& job_dir) {
     }
     return base::Visit::kContinue;
   });
-  if (!walked.ok() && walked.code() == base::FileErrc::kTooMany)
+  if (!walked.ok() && walked.code() == base::Errc::kTooMany)
     out.notes.push_back("artifact search stopped after " + std::to_string(kMaxEntries) + " entries");
   for (auto& [_, r] : runs) {
     std::sort(r.files.begin(), r.files.end());

@@ -22,10 +22,10 @@ bool LooksLikeUlid(const std::string& name) {
 fs::path ConfinedDir(const base::FileRoot& root, const fs::path& p, const std::string& what) {
   auto real = root.Confine(p);
   if (!real.ok()) {
-    if (real.code() == base::FileErrc::kEscapes)
+    if (real.code() == base::Errc::kEscapes)
       throw TsdbError(TsdbError::Code::kUnsafe, what + " is a symbolic link that leads outside " + root.path().string() +
                                                     "; a job's TSDB is read only inside its job directory");
-    if (real.code() == base::FileErrc::kLoop) throw TsdbError(TsdbError::Code::kUnsafe, what + " is a symbolic link loop");
+    if (real.code() == base::Errc::kLoop) throw TsdbError(TsdbError::Code::kUnsafe, what + " is a symbolic link loop");
     return {};
   }
   return base::TargetType(*real) == base::EntryType::kDirectory ? *real : fs::path();
@@ -64,7 +64,7 @@ TsdbLayout ReadTsdbLayout(const fs::path& dir, const fs::path& root_dir) {
   if (out.real_dir.empty()) throw missing("it is not a directory");
   auto entries = base::ListDirectory(out.real_dir, kMaxTsdbEntries);
   if (!entries.ok()) {
-    if (entries.code() == base::FileErrc::kTooMany)
+    if (entries.code() == base::Errc::kTooMany)
       throw TsdbError(TsdbError::Code::kCorrupt, "the TSDB at " + dir.string() + " holds more than " +
                                                      std::to_string(kMaxTsdbEntries) + " entries; not a Prometheus TSDB");
     throw TsdbError(TsdbError::Code::kMissing, "cannot read TSDB directory " + dir.string() + ": " + entries.message());
@@ -86,11 +86,11 @@ TsdbLayout ReadTsdbLayout(const fs::path& dir, const fs::path& root_dir) {
     if (block.empty()) continue;
     auto text = base::ReadSmallFile(*root, block / "meta.json", kMaxMetaBytes);
     if (!text.ok()) {
-      using base::FileErrc;
-      if (text.code() == FileErrc::kNotFound)
+      using base::Errc;
+      if (text.code() == Errc::kNotFound)
         throw TsdbError(TsdbError::Code::kCorrupt, "TSDB block " + name + " has no readable meta.json (" +
                                                        root->Display(block / "meta.json") + ")");
-      const bool unsafe = text.code() == FileErrc::kEscapes || text.code() == FileErrc::kLoop;
+      const bool unsafe = text.code() == Errc::kEscapes || text.code() == Errc::kLoop;
       throw TsdbError(unsafe ? TsdbError::Code::kUnsafe : TsdbError::Code::kCorrupt, "TSDB block " + name + ": " + text.message());
     }
     Json j = Json::parse(*text, nullptr, false);

@@ -130,13 +130,13 @@ struct CopyPlan {
 };
 
 [[noreturn]] void ThrowCopyError(const base::Status& st, const std::string& what) {
-  using base::FileErrc;
+  using base::Errc;
   switch (st.code()) {
-    case FileErrc::kEscapes:
-    case FileErrc::kLoop:
-    case FileErrc::kNotRegular: throw TsdbError(TsdbError::Code::kUnsafe, what + ": " + st.message());
-    case FileErrc::kTooLarge:
-    case FileErrc::kTooMany: throw TsdbError(TsdbError::Code::kTooLarge, what + ": " + st.message());
+    case Errc::kEscapes:
+    case Errc::kLoop:
+    case Errc::kNotRegular: throw TsdbError(TsdbError::Code::kUnsafe, what + ": " + st.message());
+    case Errc::kTooLarge:
+    case Errc::kTooMany: throw TsdbError(TsdbError::Code::kTooLarge, what + ": " + st.message());
     default: throw TsdbError(TsdbError::Code::kStartFailed, "cannot copy the TSDB blocks: " + what + ": " + st.message());
   }
 }
@@ -168,7 +168,7 @@ CopyPlan PlanCopy(const TsdbLayout& layout, bool blocks_only, const TsdbManagerO
     co.max_total_bytes = o.max_copy_bytes - std::min(o.max_copy_bytes, plan.bytes);
     auto m = base::MeasureTree(*root, src, co);
     if (!m.ok()) {
-      if (m.code() == base::FileErrc::kTooLarge && m.message().find("the copy limit") != std::string::npos)
+      if (m.code() == base::Errc::kTooLarge && m.message().find("the copy limit") != std::string::npos)
         throw TsdbError(TsdbError::Code::kTooLarge,
                         "the private copy of the TSDB at " + layout.dir.string() + " would exceed " +
                             base::FormatBytes(o.max_copy_bytes) +

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <future>
 #include <fstream>
 #include <sstream>
 
@@ -10,9 +11,31 @@
 #include "base/iso_time.h"
 #include "base/sha256.h"
 #include "base/strings.h"
+#include "tests/unit/status_matchers.h"
 
 namespace mt::base {
 namespace {
+using ::testing::HasSubstr;
+using testing_matchers::IsOk;
+using testing_matchers::StatusIs;
+
+TEST(Status, InPrefixesContextAndKeepsTheCode) {
+  EXPECT_THAT(Status::Ok().In("ctx"), IsOk());
+  EXPECT_EQ(Status::Ok().In("ctx").message(), "");
+  const Status st = Status(Errc::kConflict, "plan p is approved, not pending").In("approving p");
+  EXPECT_THAT(st, StatusIs(Errc::kConflict, ::testing::Eq("approving p: plan p is approved, not pending")));
+}
+
+TEST(Status, StatusOfMapsFilesystemErrors) {
+  std::error_code ec;
+  std::filesystem::create_directory("/nonexistent-mt-dir/child", ec);
+  ASSERT_TRUE(ec);
+  EXPECT_THAT(StatusOf(ec, "cannot create /nonexistent-mt-dir/child"),
+              StatusIs(Errc::kNotFound, HasSubstr("cannot create /nonexistent-mt-dir/child: ")));
+  EXPECT_THAT(StatusOf(std::make_error_code(std::errc::permission_denied), "x"), StatusIs(Errc::kPermission, HasSubstr("x: ")));
+  // A code from another category (or errno 0) is never reported as ok.
+  EXPECT_THAT(StatusOf(std::make_error_code(std::future_errc::no_state), "y"), StatusIs(Errc::kIo, HasSubstr("y: ")));
+}
 
 TEST(Sha256Hex, KnownDigests) {
   EXPECT_EQ(Sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
@@ -54,7 +77,7 @@ TEST(WriteFileAtomic, ReplacesWholeAndLeavesNoTemp) {
   for (const auto& e : std::filesystem::directory_iterator(dir)) entries += e.path().filename() == "f" ? 0 : 1;
   EXPECT_EQ(entries, 0u);
   const Status st = WriteFileAtomic(dir / "missing" / "f", "x");
-  EXPECT_EQ(st.code(), FileErrc::kNotFound);
+  EXPECT_EQ(st.code(), Errc::kNotFound);
   EXPECT_NE(st.message().find("cannot create"), std::string::npos);
   std::filesystem::remove_all(dir);
 }

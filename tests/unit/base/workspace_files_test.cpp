@@ -76,22 +76,22 @@ TEST_F(FilesTest, FifoIsRefusedWithoutBlocking) {
   ASSERT_EQ(::mkfifo((ws_ / "meta.json").c_str(), 0644), 0);
   auto r = Bounded([&] { return ReadSmallFile(*root_, ws_ / "meta.json", 1024); });
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.code(), FileErrc::kNotRegular);
+  EXPECT_EQ(r.code(), Errc::kNotRegular);
   EXPECT_EQ(r.message(), "meta.json is a FIFO, not a regular file");
   auto o = Bounded([&] { return OpenRegularFile(nullptr, ws_ / "meta.json"); });
-  EXPECT_EQ(o.code(), FileErrc::kNotRegular);
+  EXPECT_EQ(o.code(), Errc::kNotRegular);
 }
 
 TEST_F(FilesTest, CharacterDeviceIsRefused) {
   // /dev/null and /dev/zero are character devices: refused even with no root at all.
   auto r = Bounded([&] { return OpenRegularFile(nullptr, "/dev/zero"); });
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.code(), FileErrc::kNotRegular);
+  EXPECT_EQ(r.code(), Errc::kNotRegular);
   EXPECT_NE(r.message().find("is a character device, not a regular file"), std::string::npos) << r.message();
   // A device node inside the workspace (needs CAP_MKNOD: skipped without it).
   if (::mknod((ws_ / "zero").c_str(), S_IFCHR | 0644, makedev(1, 5)) == 0) {
     auto d = Bounded([&] { return ReadSmallFile(*root_, ws_ / "zero", 1 << 20); });
-    EXPECT_EQ(d.code(), FileErrc::kNotRegular);
+    EXPECT_EQ(d.code(), Errc::kNotRegular);
     EXPECT_EQ(d.message(), "zero is a character device, not a regular file");
   }
 }
@@ -100,7 +100,7 @@ TEST_F(FilesTest, SymlinkToDevZeroIsRefusedAsOutsideTheRoot) {
   fs::create_symlink("/dev/zero", ws_ / "meta.json");
   auto r = Bounded([&] { return ReadSmallFile(*root_, ws_ / "meta.json", 1 << 20); });
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.code(), FileErrc::kEscapes);
+  EXPECT_EQ(r.code(), Errc::kEscapes);
   EXPECT_NE(r.message().find("meta.json leads outside"), std::string::npos) << r.message();
 }
 
@@ -110,7 +110,7 @@ TEST_F(FilesTest, SymlinkOutOfTheRootIsRefusedAndNothingOfTheTargetLeaks) {
   for (const fs::path& p : {ws_ / "file", ws_ / "dir" / "secret.txt"}) {
     auto r = ReadSmallFile(*root_, p, 1024);
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.code(), FileErrc::kEscapes);
+    EXPECT_EQ(r.code(), Errc::kEscapes);
     EXPECT_EQ(r.message().find("TOP-SECRET"), std::string::npos);
   }
   // A walk does not follow them either.
@@ -120,7 +120,7 @@ TEST_F(FilesTest, SymlinkOutOfTheRootIsRefusedAndNothingOfTheTargetLeaks) {
   auto w = WalkTree(*root_, ws_, o, [&](const WalkEntry& e) {
     seen.push_back(e.relative.string());
     if (e.type == EntryType::kSymlink) {
-      EXPECT_EQ(e.link.code(), FileErrc::kEscapes) << e.name;
+      EXPECT_EQ(e.link.code(), Errc::kEscapes) << e.name;
     }
     return Visit::kContinue;
   });
@@ -132,7 +132,7 @@ TEST_F(FilesTest, SymlinkOutOfTheRootIsRefusedAndNothingOfTheTargetLeaks) {
   fs::create_symlink(outside_, ws_ / "tree" / "out");
   auto c = CopyTree(*root_, ws_ / "tree", top_ / "copy", CopyOptions{});
   ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.code(), FileErrc::kEscapes);
+  EXPECT_EQ(c.code(), Errc::kEscapes);
   EXPECT_NE(c.message().find("tree/out is a symbolic link that leads outside"), std::string::npos) << c.message();
   EXPECT_FALSE(fs::exists(top_ / "copy"));
 }
@@ -142,7 +142,7 @@ TEST_F(FilesTest, SymlinkLoopsAreDetected) {
   fs::create_directories(ws_ / "a" / "b");
   fs::create_symlink("../..", ws_ / "a" / "b" / "up");      // a directory reached twice
   auto r = ReadSmallFile(*root_, ws_ / "loop", 1024);
-  EXPECT_EQ(r.code(), FileErrc::kLoop) << r.message();
+  EXPECT_EQ(r.code(), Errc::kLoop) << r.message();
   EXPECT_EQ(r.message(), "loop is a symbolic link loop (or goes through one)");
   WalkOptions o;
   o.follow_symlinks = true;
@@ -170,7 +170,7 @@ TEST_F(FilesTest, WalkIsBoundedInEntries) {
   o.max_entries = 20;
   auto w = WalkTree(*root_, ws_, o, [](const WalkEntry&) { return Visit::kContinue; });
   ASSERT_FALSE(w.ok());
-  EXPECT_EQ(w.code(), FileErrc::kTooMany);
+  EXPECT_EQ(w.code(), Errc::kTooMany);
   EXPECT_EQ(w.message(), "many holds more than 20 entries (walk stopped)");
 }
 
@@ -222,7 +222,7 @@ TEST_F(FilesTest, SizeCapIsEnforcedOnTheBytesRead) {
   Write(ws_ / "big", std::string(5000, 'a'));
   auto r = ReadSmallFile(*root_, ws_ / "big", 4096);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.code(), FileErrc::kTooLarge);
+  EXPECT_EQ(r.code(), Errc::kTooLarge);
   EXPECT_EQ(r.message(), "big is 4.9 KiB, more than the 4.0 KiB it may hold");
   auto ok = ReadSmallFile(*root_, ws_ / "big", 5000);
   ASSERT_TRUE(ok.ok());
@@ -243,14 +243,14 @@ TEST_F(FilesTest, CopyCountsSparseFilesByApparentSizeAndKeepsHoles) {
   small.max_total_bytes = 16 << 20;
   auto refused = CopyTree(*root_, ws_ / "block", top_ / "copy", small);
   ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.code(), FileErrc::kTooLarge);
+  EXPECT_EQ(refused.code(), Errc::kTooLarge);
   EXPECT_EQ(refused.message(),
             "block holds more than 16.0 MiB (apparent size, sparse files counted in full), the copy limit; not copied");
   EXPECT_FALSE(fs::exists(top_ / "copy"));
   CopyOptions per_file;
   per_file.max_file_bytes = 1 << 20;
   auto one = CopyTree(*root_, ws_ / "block", top_ / "copy", per_file);
-  EXPECT_EQ(one.code(), FileErrc::kTooLarge);
+  EXPECT_EQ(one.code(), Errc::kTooLarge);
   EXPECT_NE(one.message().find("block/chunks/000001 is 64.0 MiB (apparent size)"), std::string::npos) << one.message();
 
   auto c = CopyTree(*root_, ws_ / "block", top_ / "copy", CopyOptions{});
@@ -272,7 +272,7 @@ TEST_F(FilesTest, CopyRefusesFifosInTheTree) {
   ASSERT_EQ(::mkfifo((ws_ / "block" / "index").c_str(), 0644), 0);
   auto c = Bounded([&] { return CopyTree(*root_, ws_ / "block", top_ / "copy", CopyOptions{}); });
   ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.code(), FileErrc::kNotRegular);
+  EXPECT_EQ(c.code(), Errc::kNotRegular);
   EXPECT_EQ(c.message(), "block/index is a FIFO, not a regular file; not copied");
 }
 
@@ -287,7 +287,7 @@ TEST_F(FilesTest, WriteRefusesPlantedLinks) {
   fs::create_directories(ws_ / "job2");
   fs::create_symlink(outside_, ws_ / "job2" / "mt_report");
   Status st = WriteFileAtomic(*root_, ws_ / "job2" / "mt_report", "perf.html", "x");
-  EXPECT_EQ(st.code(), FileErrc::kEscapes);
+  EXPECT_EQ(st.code(), Errc::kEscapes);
   EXPECT_FALSE(fs::exists(outside_ / "perf.html"));
   // The final name is a link to a file outside: replaced, the target untouched.
   fs::create_symlink(outside_ / "secret.txt", ws_ / "job" / "mt_report" / "perf.html.new");

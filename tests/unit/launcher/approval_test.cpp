@@ -11,12 +11,16 @@
 #include "launcher/approval/policy.h"
 #include "launcher/approval/store.h"
 #include "test_util.h"
+#include "tests/unit/status_matchers.h"
 
 namespace mt::launch::approval {
 namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using base::Errc;
+using testing_status::IsOk;
+using testing_status::StatusIs;
 using test::ScratchDir;
 using nlohmann::json;
 
@@ -37,25 +41,25 @@ TEST(ApprovalStore, PendingThenApprovedOnceAndSurvivesARestart) {
   PlanRecord r = Sample(), out;
   {
     ApprovalStore s(d.path() / "approvals");
-    ASSERT_EQ(s.Create(&r, 1000), "");
+    ASSERT_THAT(s.Create(&r, 1000), IsOk());
     EXPECT_TRUE(ValidPlanId(r.id));
     EXPECT_EQ(r.state, "pending");
     EXPECT_EQ(r.expires, 1000 + 15 * 60);   // the default time to live
   }
   ApprovalStore again(d.path() / "approvals");   // a new server / the CLI: same files
-  ASSERT_EQ(again.Get(r.id, 1001, &out), "");
+  ASSERT_THAT(again.Get(r.id, 1001, &out), IsOk());
   EXPECT_EQ(out.state, "pending");
   EXPECT_EQ(out.requester, "agent-1");
-  ASSERT_EQ(again.Decide(r.id, r.hash, true, "alice", "terminal", "", 1002, &out), "");
+  ASSERT_THAT(again.Decide(r.id, r.hash, true, "alice", "terminal", "", 1002, &out), IsOk());
   EXPECT_EQ(out.state, "approved");
   EXPECT_EQ(out.approver, "alice");
   // Single use: the same approval cannot be given (or replayed) twice.
-  EXPECT_THAT(again.Decide(r.id, r.hash, true, "alice", "terminal", "", 1003, &out), HasSubstr("not pending"));
-  ASSERT_EQ(again.Finish(r.id, "4242", "ok", "", 1004, &out), "");
+  EXPECT_THAT(again.Decide(r.id, r.hash, true, "alice", "terminal", "", 1003, &out), StatusIs(Errc::kConflict, HasSubstr("not pending")));
+  ASSERT_THAT(again.Finish(r.id, "4242", "ok", "", 1004, &out), IsOk());
   EXPECT_EQ(out.state, "submitted");
   EXPECT_EQ(out.job_id, "4242");
-  EXPECT_THAT(again.Finish(r.id, "4243", "ok", "", 1005, &out), HasSubstr("not approved"));
-  EXPECT_THAT(again.Decide(r.id, r.hash, true, "bob", "web", "", 1006, &out), HasSubstr("submitted, not pending"));
+  EXPECT_THAT(again.Finish(r.id, "4243", "ok", "", 1005, &out), StatusIs(Errc::kConflict, HasSubstr("not approved")));
+  EXPECT_THAT(again.Decide(r.id, r.hash, true, "bob", "web", "", 1006, &out), StatusIs(Errc::kConflict, HasSubstr("submitted, not pending")));
   // No temp files are left behind.
   for (const auto& e : fs::directory_iterator(d.path() / "approvals"))
     EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
@@ -65,15 +69,15 @@ TEST(ApprovalStore, ApprovalIsBoundToThePlanHash) {
   ScratchDir d;
   ApprovalStore s(d.path());
   PlanRecord r = Sample(std::string(64, 'b')), out;
-  ASSERT_EQ(s.Create(&r, 10), "");
-  EXPECT_THAT(s.Decide(r.id, std::string(64, 'c'), true, "alice", "web", "", 11, &out), HasSubstr("not the cccc"));
-  EXPECT_THAT(s.Decide(r.id, "", true, "alice", "web", "", 11, &out), HasSubstr("(none)"));
+  ASSERT_THAT(s.Create(&r, 10), IsOk());
+  EXPECT_THAT(s.Decide(r.id, std::string(64, 'c'), true, "alice", "web", "", 11, &out), StatusIs(Errc::kConflict, HasSubstr("not the cccc")));
+  EXPECT_THAT(s.Decide(r.id, "", true, "alice", "web", "", 11, &out), StatusIs(Errc::kConflict, HasSubstr("(none)")));
   // The plan edited on disk after it was shown: the approver's hash no longer matches.
   json j = json::parse(std::ifstream(d.path() / (r.id + ".json")));
   j["hash"] = std::string(64, 'e');
   std::ofstream(d.path() / (r.id + ".json")) << j.dump();
-  EXPECT_THAT(s.Decide(r.id, std::string(64, 'b'), true, "alice", "web", "", 12, &out), HasSubstr("has hash eeee"));
-  ASSERT_EQ(s.Get(r.id, 12, &out), "");
+  EXPECT_THAT(s.Decide(r.id, std::string(64, 'b'), true, "alice", "web", "", 12, &out), StatusIs(Errc::kConflict, HasSubstr("has hash eeee")));
+  ASSERT_THAT(s.Get(r.id, 12, &out), IsOk());
   EXPECT_EQ(out.state, "pending");
 }
 
@@ -81,9 +85,9 @@ TEST(ApprovalStore, ExpiresAfterItsTimeToLive) {
   ScratchDir d;
   ApprovalStore s(d.path(), std::chrono::seconds(60));
   PlanRecord r = Sample(), out;
-  ASSERT_EQ(s.Create(&r, 100), "");
-  EXPECT_THAT(s.Decide(r.id, r.hash, true, "alice", "web", "", 160, &out), HasSubstr("expired, not pending"));
-  ASSERT_EQ(s.Get(r.id, 161, &out), "");
+  ASSERT_THAT(s.Create(&r, 100), IsOk());
+  EXPECT_THAT(s.Decide(r.id, r.hash, true, "alice", "web", "", 160, &out), StatusIs(Errc::kConflict, HasSubstr("expired, not pending")));
+  ASSERT_THAT(s.Get(r.id, 161, &out), IsOk());
   EXPECT_EQ(out.state, "expired");
   EXPECT_EQ(s.List(161).at(0).state, "expired");
 }
@@ -95,7 +99,7 @@ TEST(ApprovalStore, ForgedIdsNameNoFile) {
   std::ofstream(d.path() / "secret.json") << "{}";
   for (const std::string& id : std::vector<std::string>{"../secret", "", "0123", std::string(32, 'g'), std::string(31, 'a') + "/",
                          std::string(32, 'A'), std::string(32, 'a')})
-    EXPECT_THAT(s.Get(id, 1, &out), HasSubstr("no such plan")) << id;
+    EXPECT_THAT(s.Get(id, 1, &out), StatusIs(Errc::kNotFound, HasSubstr("no such plan"))) << id;
   EXPECT_FALSE(ValidPlanId("../../../../etc/passwd"));
 }
 
@@ -103,7 +107,7 @@ TEST(ApprovalStore, ConcurrentApprovalsOfOnePlanHaveOneWinner) {
   ScratchDir d;
   ApprovalStore s(d.path());
   PlanRecord r = Sample(), out;
-  ASSERT_EQ(s.Create(&r, UnixNow()), "");
+  ASSERT_THAT(s.Create(&r, UnixNow()), IsOk());
   // Separate processes, as two servers (or a server and `mt approve`) on a shared filesystem.
   constexpr int kRacers = 8;
   std::vector<pid_t> pids;
@@ -113,9 +117,9 @@ TEST(ApprovalStore, ConcurrentApprovalsOfOnePlanHaveOneWinner) {
     if (pid == 0) {
       ApprovalStore mine(d.path());
       PlanRecord rec;
-      std::string e = mine.Decide(r.id, r.hash, true, "racer" + std::to_string(i), "web", "", UnixNow(), &rec);
-      if (e.empty()) e = mine.Finish(r.id, "job" + std::to_string(i), "", "", UnixNow(), &rec);
-      _exit(e.empty() ? 0 : 1);
+      base::Status e = mine.Decide(r.id, r.hash, true, "racer" + std::to_string(i), "web", "", UnixNow(), &rec);
+      if (e.ok()) e = mine.Finish(r.id, "job" + std::to_string(i), "", "", UnixNow(), &rec);
+      _exit(e.ok() ? 0 : 1);
     }
     pids.push_back(pid);
   }
@@ -127,7 +131,7 @@ TEST(ApprovalStore, ConcurrentApprovalsOfOnePlanHaveOneWinner) {
     winners += WEXITSTATUS(status) == 0;
   }
   EXPECT_EQ(winners, 1);
-  ASSERT_EQ(s.Get(r.id, UnixNow(), &out), "");
+  ASSERT_THAT(s.Get(r.id, UnixNow(), &out), IsOk());
   EXPECT_EQ(out.state, "submitted");
   EXPECT_EQ(out.job_id, "job" + out.approver.substr(5));
 }
@@ -135,8 +139,8 @@ TEST(ApprovalStore, ConcurrentApprovalsOfOnePlanHaveOneWinner) {
 TEST(AuditLog, AppendsOneJsonLinePerEventAndFailsLoudly) {
   ScratchDir d;
   AuditLog log(d.path() / "sub" / "audit.jsonl");
-  ASSERT_EQ(log.Append({{"event", "requested"}, {"plan_id", "p1"}}), "");
-  ASSERT_EQ(log.Append({{"event", "refused"}, {"reason", "line\nbreak"}}), "");
+  ASSERT_THAT(log.Append({{"event", "requested"}, {"plan_id", "p1"}}), IsOk());
+  ASSERT_THAT(log.Append({{"event", "refused"}, {"reason", "line\nbreak"}}), IsOk());
   std::ifstream in(log.file());
   std::string l1, l2, l3;
   std::getline(in, l1);
@@ -146,7 +150,7 @@ TEST(AuditLog, AppendsOneJsonLinePerEventAndFailsLoudly) {
   EXPECT_THAT(json::parse(l1)["time"].get<std::string>(), ::testing::MatchesRegex("....-..-..T..:..:..Z"));
   EXPECT_EQ(json::parse(l2)["reason"], "line\nbreak");
   fs::create_directories(d.path() / "dir-not-file");
-  EXPECT_THAT(AuditLog(d.path() / "dir-not-file").Append({{"event", "x"}}), HasSubstr("cannot open audit log"));
+  EXPECT_THAT(AuditLog(d.path() / "dir-not-file").Append({{"event", "x"}}), StatusIs(Errc::kIo, HasSubstr("cannot open audit log")));
 }
 
 Plan CiPlan(int nodes, std::vector<std::string> sched, std::vector<std::string> passthrough, std::string backend = "slurm") {
@@ -161,7 +165,7 @@ Plan CiPlan(int nodes, std::vector<std::string> sched, std::vector<std::string> 
   req.mt_job = "/usr/bin/mt-job";
   req.simtrain = "/usr/bin/mt-simtrain";
   Plan p;
-  EXPECT_EQ(BuildPlan(req, &p), "");
+  EXPECT_THAT(BuildPlan(req, &p), IsOk());
   return p;
 }
 

@@ -8,10 +8,15 @@
 #include "launcher/demo/workspace.h"
 #include "launcher/sim/job_writer.h"
 #include "launcher/sim/timeline.h"
+#include "tests/unit/status_matchers.h"
 #include "tests/unit/launcher/test_util.h"
 
 namespace mt::launch::sim {
 namespace {
+using ::testing::HasSubstr;
+using base::Errc;
+using testing_status::IsOk;
+using testing_status::StatusIs;
 
 namespace fs = std::filesystem;
 
@@ -25,7 +30,7 @@ TEST(JobWriter, LaysOutTheJobDirectoryLikeTheLauncher) {
   test::ScratchDir ws;
   const Scenario s = test::CaseStudy("8104");
   GenerateResult r;
-  ASSERT_EQ(GenerateJob(s, ws.path(), NoTsdb(), &r), "");
+  ASSERT_THAT(GenerateJob(s, ws.path(), NoTsdb(), &r), IsOk());
   const fs::path dir = ws.path() / "8104-JAX-llama3.1-405b-quantization_fp8-steps_60";
   EXPECT_EQ(r.job_dir, dir);
   EXPECT_TRUE(fs::is_regular_file(ws.path() / "8104-JAX-llama3.1-405b-quantization_fp8-steps_60.log"));
@@ -62,7 +67,7 @@ TEST(JobWriter, EventFileHoldsEveryStepsScalars) {
   test::ScratchDir ws;
   const Scenario s = test::CaseStudy("8104");
   GenerateResult r;
-  ASSERT_EQ(GenerateJob(s, ws.path(), NoTsdb(), &r), "");
+  ASSERT_THAT(GenerateJob(s, ws.path(), NoTsdb(), &r), IsOk());
   std::vector<test::DecodedEvent> events;
   std::string err;
   ASSERT_TRUE(test::DecodeEventFile(test::ReadAll(r.event_file), &events, &err)) << err;
@@ -85,21 +90,20 @@ TEST(JobWriter, EventFileHoldsEveryStepsScalars) {
 TEST(JobWriter, RefusesToOverwriteAndLeavesNothingOnError) {
   test::ScratchDir ws;
   const Scenario s = test::CaseStudy("8105");
-  ASSERT_EQ(GenerateJob(s, ws.path(), NoTsdb(), nullptr), "");
-  const std::string again = GenerateJob(s, ws.path(), NoTsdb(), nullptr);
-  EXPECT_NE(again.find("already exists"), std::string::npos) << again;
-  EXPECT_NE(GenerateJob(s, ws.path() / "missing", NoTsdb(), nullptr).find("is not a directory"), std::string::npos);
+  ASSERT_THAT(GenerateJob(s, ws.path(), NoTsdb(), nullptr), IsOk());
+  EXPECT_THAT(GenerateJob(s, ws.path(), NoTsdb(), nullptr), StatusIs(Errc::kConflict, HasSubstr("already exists")));
+  EXPECT_THAT(GenerateJob(s, ws.path() / "missing", NoTsdb(), nullptr),
+              StatusIs(Errc::kNotDirectory, HasSubstr("is not a directory")));
 
   // A promtool that fails: the job must not appear at all.
   test::ScratchDir ws2;
   GenerateOptions bad;
   bad.promtool.binary = "/bin/false";
-  const std::string err = GenerateJob(s, ws2.path(), bad, nullptr);
-  EXPECT_NE(err.find("promtool failed"), std::string::npos) << err;
+  EXPECT_THAT(GenerateJob(s, ws2.path(), bad, nullptr), StatusIs(Errc::kFailed, HasSubstr("promtool failed")));
   EXPECT_TRUE(fs::is_empty(ws2.path()));
   GenerateOptions missing;
   missing.promtool.binary = "/nonexistent/promtool";
-  EXPECT_NE(GenerateJob(s, ws2.path(), missing, nullptr).find("exit 127"), std::string::npos);
+  EXPECT_THAT(GenerateJob(s, ws2.path(), missing, nullptr), StatusIs(Errc::kFailed, HasSubstr("exit 127")));
   EXPECT_TRUE(fs::is_empty(ws2.path()));
 }
 
@@ -109,8 +113,8 @@ TEST(JobWriter, OutputIsByteIdenticalAcrossRuns) {
   GenerateOptions o = NoTsdb();
   o.keep_openmetrics = true;
   GenerateResult ra, rb;
-  ASSERT_EQ(GenerateJob(s, a.path(), o, &ra), "");
-  ASSERT_EQ(GenerateJob(s, b.path(), o, &rb), "");
+  ASSERT_THAT(GenerateJob(s, a.path(), o, &ra), IsOk());
+  ASSERT_THAT(GenerateJob(s, b.path(), o, &rb), IsOk());
   EXPECT_EQ(test::ReadAll(ra.log_path), test::ReadAll(rb.log_path));
   EXPECT_EQ(test::ReadAll(ra.event_file), test::ReadAll(rb.event_file));
   size_t files = 0;
@@ -126,12 +130,13 @@ TEST(DemoWorkspace, RejectsNonEmptyDirectoriesAndUnknownIds) {
   std::ofstream(ws.path() / "something") << "x";
   demo::InitOptions o;
   o.with_tsdb = false;
-  EXPECT_NE(demo::InitWorkspace(ws.path(), o).find("is not empty"), std::string::npos);
+  EXPECT_THAT(demo::InitWorkspace(ws.path(), o), StatusIs(Errc::kInvalid, HasSubstr("is not empty")));
   o.only = {"1234"};
-  EXPECT_NE(demo::InitWorkspace(ws.path() / "new", o).find("no case study with job id 1234"), std::string::npos);
+  EXPECT_THAT(demo::InitWorkspace(ws.path() / "new", o),
+              StatusIs(Errc::kInvalid, HasSubstr("no case study with job id 1234")));
   EXPECT_FALSE(fs::exists(ws.path() / "new"));
   o.only.clear();
-  EXPECT_NE(demo::InitWorkspace(ws.path() / "no" / "parent", o).find("does not exist"), std::string::npos);
+  EXPECT_THAT(demo::InitWorkspace(ws.path() / "no" / "parent", o), StatusIs(Errc::kNotFound, HasSubstr("does not exist")));
   const auto ids = demo::DemoJobIds();
   for (const char* id : {"7877", "8308", "8309", "8043", "8101", "8102", "7938", "8104", "8105"})
     EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
@@ -144,7 +149,7 @@ TEST(DemoWorkspace, GeneratesTheRequestedJobsAtomically) {
   o.only = {"8105", "8043"};
   std::vector<std::string> progress;
   o.progress = [&](const std::string& line) { progress.push_back(line); };
-  ASSERT_EQ(demo::InitWorkspace(ws.path() / "demo", o), "");
+  ASSERT_THAT(demo::InitWorkspace(ws.path() / "demo", o), IsOk());
   EXPECT_EQ(progress.size(), 2u);
   EXPECT_TRUE(fs::is_symlink(ws.path() / "demo" / "8105-JAX-llama3.1-405b-per_device_batch_size_8-steps_60" / "log"));
   EXPECT_TRUE(fs::is_regular_file(ws.path() / "demo" / "README.txt"));

@@ -15,35 +15,39 @@
 #include "launcher/launch/plan.h"
 #include "launcher/launch/process.h"
 #include "launcher/sim/scenario.h"
+#include "tests/unit/status_matchers.h"
 #include "tests/unit/launcher/test_util.h"
 
 namespace mt::launch {
 namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using base::Errc;
+using testing_status::IsOk;
+using testing_status::StatusIs;
 using test::ScratchDir;
 
 const fs::path kModels = fs::path(MT_SOURCE_DIR) / "configs" / "models";
 
 TEST(LaunchModelSpec, PeelsColonsFromTheRight) {
   ModelSpec s;
-  EXPECT_EQ(ParseModelSpec("llama2-70b", &s), "");
+  EXPECT_THAT(ParseModelSpec("llama2-70b", &s), IsOk());
   EXPECT_EQ(s.model, "llama2-70b");
   EXPECT_EQ(s.alias, "");
   EXPECT_EQ(s.tag, "");
-  EXPECT_EQ(ParseModelSpec("llama2-70b:exp1", &s), "");
+  EXPECT_THAT(ParseModelSpec("llama2-70b:exp1", &s), IsOk());
   EXPECT_EQ(s.model, "llama2-70b");
   EXPECT_EQ(s.tag, "exp1");
-  EXPECT_EQ(ParseModelSpec("405b:mine:run2", &s), "");
+  EXPECT_THAT(ParseModelSpec("405b:mine:run2", &s), IsOk());
   EXPECT_EQ(s.model, "405b");
   EXPECT_EQ(s.alias, "mine");
   EXPECT_EQ(s.tag, "run2");
-  EXPECT_EQ(ParseModelSpec("405b:mine:", &s), "");   // trailing colon: alias without tag
+  EXPECT_THAT(ParseModelSpec("405b:mine:", &s), IsOk());   // trailing colon: alias without tag
   EXPECT_EQ(s.alias, "mine");
   EXPECT_EQ(s.tag, "");
-  EXPECT_THAT(ParseModelSpec("a:b:c:d", &s), HasSubstr("3 colons"));
-  EXPECT_THAT(ParseModelSpec(":tag", &s), HasSubstr("no model name"));
-  EXPECT_THAT(ParseModelSpec("llama/../x", &s), HasSubstr("may only contain"));
+  EXPECT_THAT(ParseModelSpec("a:b:c:d", &s), StatusIs(Errc::kInvalid, HasSubstr("3 colons")));
+  EXPECT_THAT(ParseModelSpec(":tag", &s), StatusIs(Errc::kInvalid, HasSubstr("no model name")));
+  EXPECT_THAT(ParseModelSpec("llama/../x", &s), StatusIs(Errc::kInvalid, HasSubstr("may only contain")));
 }
 
 TEST(LaunchModelNames, ShortNamesResolveLikeTheOriginal) {
@@ -92,12 +96,12 @@ TEST(LaunchModelConfigs, EveryShippedConfigLoads) {
   ASSERT_GE(names.size(), 10u);
   for (const auto& n : names) {
     ModelConfig c;
-    EXPECT_EQ(LoadModelConfig(kModels, n, &c), "") << n;
+    EXPECT_THAT(LoadModelConfig(kModels, n, &c), IsOk()) << n;
     EXPECT_GT(c.tgs_low, 0) << n;
     EXPECT_GE(c.tgs_high, c.tgs_low) << n;
   }
   ModelConfig ds;
-  ASSERT_EQ(LoadModelConfig(kModels, "deepseek3-671b", &ds), "");
+  ASSERT_THAT(LoadModelConfig(kModels, "deepseek3-671b", &ds), IsOk());
   EXPECT_EQ(ds.env.at("XLA_PYTHON_CLIENT_MEM_FRACTION"), ".93");
   EXPECT_TRUE(ds.moe);
 }
@@ -106,14 +110,14 @@ TEST(LaunchModelConfigs, BadFilesGiveSpecificErrors) {
   ScratchDir d;
   ModelConfig c;
   std::ofstream(d.path() / "typo.yml") << "stepz: 3\n";
-  EXPECT_THAT(LoadModelConfig(d.path(), "typo", &c), HasSubstr("unknown key 'stepz'"));
+  EXPECT_THAT(LoadModelConfig(d.path(), "typo", &c), StatusIs(Errc::kInvalid, HasSubstr("unknown key 'stepz'")));
   std::ofstream(d.path() / "band.yml") << "tgs_band: [5]\n";
-  EXPECT_THAT(LoadModelConfig(d.path(), "band", &c), HasSubstr("tgs_band must be [low, high]"));
+  EXPECT_THAT(LoadModelConfig(d.path(), "band", &c), StatusIs(Errc::kInvalid, HasSubstr("tgs_band must be [low, high]")));
   std::ofstream(d.path() / "neg.yml") << "steps: 0\n";
-  EXPECT_THAT(LoadModelConfig(d.path(), "neg", &c), HasSubstr("must be >= 1"));
+  EXPECT_THAT(LoadModelConfig(d.path(), "neg", &c), StatusIs(Errc::kInvalid, HasSubstr("must be >= 1")));
   std::ofstream(d.path() / "env.yml") << "steps: 1\n";
   std::ofstream(d.path() / "env.env") << "# comment\nGOOD=1\n1BAD=2\n";
-  EXPECT_THAT(LoadModelConfig(d.path(), "env", &c), HasSubstr("env.env:3: expected KEY=VALUE"));
+  EXPECT_THAT(LoadModelConfig(d.path(), "env", &c), StatusIs(Errc::kInvalid, HasSubstr("env.env:3: expected KEY=VALUE")));
 }
 
 TEST(LaunchExpTag, TransformsPassthroughLikeSubmitSh) {
@@ -141,7 +145,7 @@ TEST(LaunchPlan, ResolvesNamesPathsAndCommand) {
   r.model_spec = "405b:mine:exp";
   r.passthrough = {"steps=7", "", "_env_NCCL_DEBUG='INFO'"};
   Plan p;
-  ASSERT_EQ(BuildPlan(r, &p), "");
+  ASSERT_THAT(BuildPlan(r, &p), IsOk());
   EXPECT_EQ(p.spec.model, "llama3.1-405b");
   EXPECT_EQ(p.job_id, "local_20260224_190000_a3f1");
   EXPECT_EQ(p.job_name, "JAX-llama3.1-405b-exp-steps_7-_env_NCCL_DEBUG__INFO_");
@@ -161,7 +165,7 @@ TEST(LaunchPlan, SlurmCommandLineKeepsSchedulerArgsVerbatim) {
   r.nodes = 4;
   r.scheduler_args = {"--time=10", "-p", "big queue", "--exclude=chi[2801-2803]"};
   Plan p;
-  ASSERT_EQ(BuildPlan(r, &p), "");
+  ASSERT_THAT(BuildPlan(r, &p), IsOk());
   EXPECT_EQ(p.job_id, "");
   const std::vector<std::string> want = {
       "sbatch", "--parsable", "--hold", "--job-name=JAX-llama2-70b",
@@ -169,7 +173,7 @@ TEST(LaunchPlan, SlurmCommandLineKeepsSchedulerArgsVerbatim) {
       "--time=10", "-p", "big queue", "--exclude=chi[2801-2803]", (p.artifact_dir / "job.sbatch").string()};
   EXPECT_EQ(p.submit_argv, want);
   r.pack_tasks = true;
-  ASSERT_EQ(BuildPlan(r, &p), "");
+  ASSERT_THAT(BuildPlan(r, &p), IsOk());
   EXPECT_THAT(p.submit_argv, ::testing::IsSupersetOf({"--nodes=1", "--ntasks=4", "--overcommit"}));
 }
 
@@ -180,10 +184,10 @@ TEST(LaunchPlan, JobNameLimitIs243Bytes) {
   Plan p;
   // "JAX-default-" is 12 bytes, "k=" becomes "k_": 14 + n.
   r.passthrough = {"k=" + std::string(229, 'x')};
-  ASSERT_EQ(BuildPlan(r, &p), "");
+  ASSERT_THAT(BuildPlan(r, &p), IsOk());
   EXPECT_EQ(p.job_name.size(), 243u);
   r.passthrough = {"k=" + std::string(230, 'x')};
-  EXPECT_THAT(BuildPlan(r, &p), HasSubstr("job name is 244 bytes, over the limit of 243"));
+  EXPECT_THAT(BuildPlan(r, &p), StatusIs(Errc::kInvalid, HasSubstr("job name is 244 bytes, over the limit of 243")));
 }
 
 TEST(LaunchPlan, RejectsBadInputBeforeWritingAnything) {
@@ -191,25 +195,25 @@ TEST(LaunchPlan, RejectsBadInputBeforeWritingAnything) {
   Plan p;
   PlanRequest r = Request(d.path());
   r.workspace = d.path() / "missing";
-  EXPECT_THAT(BuildPlan(r, &p), HasSubstr("does not exist"));
+  EXPECT_THAT(BuildPlan(r, &p), StatusIs(Errc::kNotFound, HasSubstr("does not exist")));
   r = Request(d.path());
   r.scheduler_args = {"--time=5"};
-  EXPECT_THAT(BuildPlan(r, &p), HasSubstr("local backend takes no scheduler arguments"));
+  EXPECT_THAT(BuildPlan(r, &p), StatusIs(Errc::kInvalid, HasSubstr("local backend takes no scheduler arguments")));
   r = Request(d.path());
   r.backend = "pbs";
-  EXPECT_THAT(BuildPlan(r, &p), HasSubstr("unknown backend 'pbs'"));
+  EXPECT_THAT(BuildPlan(r, &p), StatusIs(Errc::kInvalid, HasSubstr("unknown backend 'pbs'")));
   r = Request(d.path());
   r.passthrough = {"steps=ten"};
-  EXPECT_THAT(BuildPlan(r, &p), HasSubstr("steps needs a positive integer"));
+  EXPECT_THAT(BuildPlan(r, &p), StatusIs(Errc::kInvalid, HasSubstr("steps needs a positive integer")));
   r = Request(d.path());
   r.passthrough = {"_env_A-B=1"};
-  EXPECT_THAT(BuildPlan(r, &p), HasSubstr("_env_KEY=VALUE"));
+  EXPECT_THAT(BuildPlan(r, &p), StatusIs(Errc::kInvalid, HasSubstr("_env_KEY=VALUE")));
   r = Request(d.path());
   r.stage_timeouts = {{"train", 0}};
-  EXPECT_THAT(BuildPlan(r, &p), HasSubstr("timeout of 0"));
+  EXPECT_THAT(BuildPlan(r, &p), StatusIs(Errc::kInvalid, HasSubstr("timeout of 0")));
   r = Request(d.path());
   r.observe = true;
-  EXPECT_THAT(BuildPlan(r, &p), HasSubstr("--observe needs mt-exporter"));
+  EXPECT_THAT(BuildPlan(r, &p), StatusIs(Errc::kNotFound, HasSubstr("--observe needs mt-exporter")));
   EXPECT_TRUE(fs::is_empty(d.path()));
 }
 
@@ -218,13 +222,13 @@ TEST(LaunchPlan, HashIsStableAndCoversEverything) {
   Plan a, b, c;
   PlanRequest r = Request(d.path());
   r.passthrough = {"steps=3"};
-  ASSERT_EQ(BuildPlan(r, &a), "");
-  ASSERT_EQ(BuildPlan(r, &b), "");
+  ASSERT_THAT(BuildPlan(r, &a), IsOk());
+  ASSERT_THAT(BuildPlan(r, &b), IsOk());
   EXPECT_EQ(a.hash, b.hash);
   EXPECT_EQ(a.hash.size(), 64u);
   EXPECT_EQ(a.hash, a.ComputeHash());
   r.passthrough = {"steps=4"};
-  ASSERT_EQ(BuildPlan(r, &c), "");
+  ASSERT_THAT(BuildPlan(r, &c), IsOk());
   EXPECT_NE(a.hash, c.hash);
 }
 
@@ -235,7 +239,7 @@ TEST(LaunchPlan, EnvPassthroughSetsModelKnobsButNeverWhatLoadsCode) {
                          "_env_RCCL_MSCCL_ENABLE=0", "_env_XLA_PYTHON_CLIENT_MEM_FRACTION=.9", "_env_SIM_STEP_SECONDS=1"}) {
     PlanRequest r = Request(d.path());
     r.passthrough = {ok};
-    EXPECT_EQ(BuildPlan(r, &p), "") << ok;
+    EXPECT_THAT(BuildPlan(r, &p), IsOk()) << ok;
   }
   // The finding: a plan with _env_LD_PRELOAD ran the preloaded library once approved.
   for (const char* bad : {"LD_PRELOAD", "LD_LIBRARY_PATH", "PATH", "PYTHONPATH", "PYTHONSTARTUP", "BASH_ENV",
@@ -243,11 +247,11 @@ TEST(LaunchPlan, EnvPassthroughSetsModelKnobsButNeverWhatLoadsCode) {
                           "GLIBC_TUNABLES", "SLURM_JOB_ID"}) {
     PlanRequest r = Request(d.path());
     r.passthrough = {std::string("_env_") + bad + "=/tmp/evil.so"};
-    EXPECT_THAT(BuildPlan(r, &p), HasSubstr("loader, interpreter, search-path or plugin variable")) << bad;
+    EXPECT_THAT(BuildPlan(r, &p), StatusIs(Errc::kInvalid, HasSubstr("loader, interpreter, search-path or plugin variable"))) << bad;
   }
   PlanRequest r = Request(d.path());
   r.passthrough = {"_env_FOO=1"};
-  EXPECT_THAT(BuildPlan(r, &p), HasSubstr("_env_FOO is not an allowed model knob"));
+  EXPECT_THAT(BuildPlan(r, &p), StatusIs(Errc::kInvalid, HasSubstr("_env_FOO is not an allowed model knob")));
 }
 
 TEST(LaunchPlan, JsonRoundTripKeepsMetacharactersAndDetectsTampering) {
@@ -256,16 +260,16 @@ TEST(LaunchPlan, JsonRoundTripKeepsMetacharactersAndDetectsTampering) {
   const std::vector<std::string> nasty = {"x=$(rm -rf /)", "y=`id`;z", "a b\tc", "q='\"\\", "p=|&><*?~", "_env_XLA_FLAGS=$HOME;ls"};
   r.passthrough = nasty;
   Plan p, back;
-  ASSERT_EQ(BuildPlan(r, &p), "");
-  ASSERT_EQ(PlanFromJson(nlohmann::json::parse(p.ToJson().dump()), &back), "");
+  ASSERT_THAT(BuildPlan(r, &p), IsOk());
+  ASSERT_THAT(PlanFromJson(nlohmann::json::parse(p.ToJson().dump()), &back), IsOk());
   EXPECT_EQ(back.passthrough, nasty);
   EXPECT_EQ(back.overrides, std::vector<std::string>(nasty.begin(), nasty.end() - 1));
   EXPECT_EQ(back.env.at("XLA_FLAGS"), "$HOME;ls");
   EXPECT_EQ(back.ToJson(), p.ToJson());
   auto j = p.ToJson();
   j["passthrough"][0] = "x=1";
-  EXPECT_THAT(PlanFromJson(j, &back), HasSubstr("does not match its hash"));
-  EXPECT_THAT(PlanFromJson(nlohmann::json::object(), &back), HasSubstr("not an mt plan"));
+  EXPECT_THAT(PlanFromJson(j, &back), StatusIs(Errc::kInvalid, HasSubstr("does not match its hash")));
+  EXPECT_THAT(PlanFromJson(nlohmann::json::object(), &back), StatusIs(Errc::kInvalid, HasSubstr("not an mt plan")));
 }
 
 TEST(LaunchShellQuote, RoundTripsThroughARealShell) {
@@ -285,7 +289,7 @@ TEST(LaunchK8sManifest, IsAValidIndexedJob) {
   r.nodes = 3;
   r.model_spec = "deepseek3-671b:ALIAS:tag";
   Plan p;
-  ASSERT_EQ(BuildPlan(r, &p), "");
+  ASSERT_THAT(BuildPlan(r, &p), IsOk());
   EXPECT_EQ(p.job_id, "k8s-20260224-190000-a3f1");
   const YAML::Node y = YAML::Load(RenderK8sManifest(p, {}));
   EXPECT_EQ(y["apiVersion"].as<std::string>(), "batch/v1");
@@ -315,7 +319,7 @@ TEST(LaunchSimScenario, TheSimulatorAcceptsIt) {
   r.model_spec = "mixtral";
   r.passthrough = {"steps=12", "per_device_batch_size=3"};
   Plan p;
-  ASSERT_EQ(BuildPlan(r, &p), "");
+  ASSERT_THAT(BuildPlan(r, &p), IsOk());
   sim::Scenario s;
   std::string err;
   ASSERT_TRUE(sim::ParseScenario(SimScenarioYaml(p), "generated", &s, &err)) << err << "\n" << SimScenarioYaml(p);
@@ -328,8 +332,8 @@ TEST(LaunchArtifact, IsReadOnlyAndCompleteOrAbsent) {
   PlanRequest r = Request(d.path());
   r.repo_dir = MT_SOURCE_DIR;
   Plan p;
-  ASSERT_EQ(BuildPlan(r, &p), "");
-  ASSERT_EQ(CreateArtifact(p, {"mt", "submit", "llama2-70b", "--", "x=$(id)"}, {{"scenario.yaml", "a: 1\n"}}), "");
+  ASSERT_THAT(BuildPlan(r, &p), IsOk());
+  ASSERT_THAT(CreateArtifact(p, {"mt", "submit", "llama2-70b", "--", "x=$(id)"}, {{"scenario.yaml", "a: 1\n"}}), IsOk());
   const fs::path a = p.artifact_dir;
   for (const char* f : {"plan.json", "submit_cmd.txt", "git_summary.txt", "scenario.yaml", "configs/models/llama2-70b.yml"}) {
     struct stat st {};
@@ -339,9 +343,9 @@ TEST(LaunchArtifact, IsReadOnlyAndCompleteOrAbsent) {
   EXPECT_THAT(test::ReadAll(a / "submit_cmd.txt"), HasSubstr("mt submit llama2-70b -- 'x=$(id)'"));
   EXPECT_THAT(test::ReadAll(a / "git_summary.txt"), HasSubstr("[BRANCH]"));
   Plan back;
-  EXPECT_EQ(PlanFromJson(nlohmann::json::parse(test::ReadAll(a / "plan.json")), &back), "");
+  EXPECT_THAT(PlanFromJson(nlohmann::json::parse(test::ReadAll(a / "plan.json")), &back), IsOk());
   // A second artifact with the same name fails and leaves no temp dir behind.
-  EXPECT_THAT(CreateArtifact(p, {"mt"}, {}), HasSubstr("already exists"));
+  EXPECT_THAT(CreateArtifact(p, {"mt"}, {}), StatusIs(Errc::kConflict, HasSubstr("already exists")));
   size_t n = 0;
   for (const auto& e : fs::directory_iterator(a.parent_path())) n += e.path() != a;
   EXPECT_EQ(n, 0u);

@@ -11,10 +11,14 @@
 #include "launcher/sim/metrics_model.h"
 #include "launcher/sim/openmetrics_writer.h"
 #include "launcher/sim/timeline.h"
+#include "tests/unit/status_matchers.h"
 #include "tests/unit/launcher/test_util.h"
 
 namespace mt::launch::sim {
 namespace {
+using base::Errc;
+using testing_status::IsOk;
+using testing_status::StatusIs;
 
 constexpr const char* kSmall = R"(
 job:
@@ -111,11 +115,13 @@ Parsed WriteAndParse(const Scenario& s, const test::ScratchDir& dir, OpenMetrics
   const Timeline tl = BuildTimeline(s);
   const MetricsModel model(s, tl);
   std::vector<std::filesystem::path> files;
-  EXPECT_EQ(WriteOpenMetricsWindows(model, dir.path(), [&](const std::filesystem::path& f) {
-              files.push_back(f);
-              return std::string();
-            }, stats),
-            "");
+  EXPECT_THAT(WriteOpenMetricsWindows(model, dir.path(),
+                                      [&](const std::filesystem::path& f) {
+                                        files.push_back(f);
+                                        return base::Status::Ok();
+                                      },
+                                      stats),
+              IsOk());
   Parsed p;
   for (const auto& f : files) {
     const double w = std::stod(f.filename().string().substr(7));  // window-<start>.om
@@ -187,12 +193,12 @@ TEST(OpenMetrics, WindowsAreDeterministic) {
   auto collect = [](std::vector<std::filesystem::path>* v) {
     return [v](const std::filesystem::path& f) {
       v->push_back(f);
-      return std::string();
+      return base::Status::Ok();
     };
   };
-  ASSERT_EQ(WriteOpenMetricsWindows(model, d1.path(), collect(&f1), nullptr), "");
+  ASSERT_THAT(WriteOpenMetricsWindows(model, d1.path(), collect(&f1), nullptr), IsOk());
   const MetricsModel model2(s, tl);
-  ASSERT_EQ(WriteOpenMetricsWindows(model2, d2.path(), collect(&f2), nullptr), "");
+  ASSERT_THAT(WriteOpenMetricsWindows(model2, d2.path(), collect(&f2), nullptr), IsOk());
   ASSERT_EQ(f1.size(), f2.size());
   for (size_t i = 0; i < f1.size(); ++i) EXPECT_EQ(test::ReadAll(f1[i]), test::ReadAll(f2[i]));
 }

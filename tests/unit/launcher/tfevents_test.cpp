@@ -4,10 +4,15 @@
 
 #include "launcher/sim/crc32c.h"
 #include "launcher/sim/tfevents_writer.h"
+#include "tests/unit/status_matchers.h"
 #include "tests/unit/launcher/test_util.h"
 
 namespace mt::launch::sim {
 namespace {
+using ::testing::HasSubstr;
+using base::Errc;
+using testing_status::IsOk;
+using testing_status::StatusIs;
 
 using test::DecodedEvent;
 
@@ -64,12 +69,12 @@ TEST(TfEvents, WriterRoundTripsManyScalars) {
   const auto path = dir.path() / EventFileName(1770000000, "chi2801");
   EXPECT_EQ(path.filename(), "events.out.tfevents.1770000000.chi2801");
   TfEventWriter w;
-  ASSERT_EQ(w.Open(path, 1770000000.0), "");
+  ASSERT_THAT(w.Open(path, 1770000000.0), IsOk());
   for (int64_t step = 0; step < 300; ++step) {
-    ASSERT_EQ(w.AddScalar(1770000000.0 + step, step, "perf/per_device_tokens_per_sec", 3000.0f + step), "");
-    ASSERT_EQ(w.AddScalar(1770000000.0 + step, step, "learning/loss", 10.0f / (1 + step)), "");
+    ASSERT_THAT(w.AddScalar(1770000000.0 + step, step, "perf/per_device_tokens_per_sec", 3000.0f + step), IsOk());
+    ASSERT_THAT(w.AddScalar(1770000000.0 + step, step, "learning/loss", 10.0f / (1 + step)), IsOk());
   }
-  ASSERT_EQ(w.Close(), "");
+  ASSERT_THAT(w.Close(), IsOk());
   std::vector<DecodedEvent> events;
   std::string err;
   ASSERT_TRUE(test::DecodeEventFile(test::ReadAll(path), &events, &err)) << err;
@@ -83,9 +88,9 @@ TEST(TfEvents, WriterRoundTripsManyScalars) {
 
 TEST(TfEvents, OpenReportsUnwritablePath) {
   TfEventWriter w;
-  const std::string err = w.Open("/nonexistent-dir/x/events.out.tfevents.1.h", 1);
-  EXPECT_NE(err.find("cannot create event file"), std::string::npos) << err;
-  EXPECT_NE(w.AddScalar(1, 1, "a", 1), "");
+  EXPECT_THAT(w.Open("/nonexistent-dir/x/events.out.tfevents.1.h", 1),
+              StatusIs(Errc::kIo, HasSubstr("cannot create event file")));
+  EXPECT_THAT(w.AddScalar(1, 1, "a", 1), StatusIs(Errc::kInvalid, HasSubstr("not open")));
 }
 
 }  // namespace

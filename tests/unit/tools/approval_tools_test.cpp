@@ -76,7 +76,7 @@ class ApprovalTools : public ::testing::Test {
     for (const auto& e : fs::directory_iterator(ws_)) {
       if (!e.is_directory() || e.path().filename().string().rfind("local_", 0) != 0) continue;
       std::string msg;
-      launch::CancelJob(ws_, e.path().filename().string(), &msg);
+      (void)launch::CancelJob(ws_, e.path().filename().string(), &msg);
     }
   }
   void Rebuild(const std::string& policy_yaml = "ci: {backends: [local], max_nodes: 2, max_steps: 5, cancel: true}") {
@@ -182,7 +182,7 @@ class ApprovalTools : public ::testing::Test {
   }
   approval::PlanRecord Record(const std::string& id) {
     approval::PlanRecord r;
-    EXPECT_EQ(env_.Store().Get(id, approval::UnixNow(), &r), "");
+    EXPECT_TRUE(env_.Store().Get(id, approval::UnixNow(), &r).ok());
     return r;
   }
 
@@ -364,7 +364,7 @@ TEST_F(ApprovalTools, ExpiredAndForgedPlansAreRefused) {
   old.plan = Json::object();
   old.requester = "agent-1";
   old.requester_role = "agent";
-  ASSERT_EQ(env_.Store().Create(&old, approval::UnixNow() - 16 * 60), "");
+  ASSERT_TRUE(env_.Store().Create(&old, approval::UnixNow() - 16 * 60).ok());
   approval::PlanRecord rec;
   EXPECT_THAT(Decide(env_, old.id, old.hash, true, kAlice, "terminal", "", &rec), HasSubstr("expired, not pending"));
   EXPECT_EQ(Modern(Submit({{"plan_id", old.id}}))["result"]["structuredContent"]["status"], "expired");
@@ -454,17 +454,17 @@ TEST_F(ApprovalTools, CancelNeedsAJobOfThisWorkspaceAndAnApproval) {
   ASSERT_EQ(Decide(env_, s["plan_id"], s["plan_hash"], true, kAlice, "terminal", "", &rec), "");
   const std::string job = rec.job_id;
   Json st;
-  for (int i = 0; i < 200 && (launch::JobStatus(ws_, job, &st), st["state"] != "RUNNING"); ++i)
+  for (int i = 0; i < 200 && ((void)launch::JobStatus(ws_, job, &st), st["state"] != "RUNNING"); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
   ASSERT_EQ(st["state"], "RUNNING");
   Json c = Modern({{"name", "cancel_job"}, {"arguments", {{"job", job}}}})["result"]["structuredContent"];
   ASSERT_EQ(c["status"], "pending_approval") << c.dump();
   EXPECT_EQ(c["plan"]["job"], job);
-  launch::JobStatus(ws_, job, &st);
+  ASSERT_TRUE(launch::JobStatus(ws_, job, &st).ok());
   EXPECT_EQ(st["state"], "RUNNING");   // nothing happened before the approval
   ASSERT_EQ(Decide(env_, c["plan_id"], c["plan_hash"], true, kAlice, "terminal", "", &rec), "");
   EXPECT_EQ(rec.state, "submitted");
-  for (int i = 0; i < 200 && (launch::JobStatus(ws_, job, &st), st["state"] == "RUNNING"); ++i)
+  for (int i = 0; i < 200 && ((void)launch::JobStatus(ws_, job, &st), st["state"] == "RUNNING"); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
   EXPECT_NE(st["state"], "RUNNING");
   EXPECT_EQ(Audited("cancelled"), 1);
