@@ -54,12 +54,16 @@ expect_error "model spec 'a:b:c:d' has 3 colons" submit a:b:c:d --workspace "$WS
 expect_error "kubectl \(not found on PATH\|apply failed\)" submit 405b --backend k8s --workspace "$WS" --yes
 [ -e "$WS/.artifacts" ] && fail "a failed k8s submit left $WS/.artifacts"
 P=$(free_ports 2)
+# Holds both ports; says "bound" once it does (a fixed sleep lost that race on a loaded CI).
 python3 -c 'import socket,sys,time
 ss=[]
 for p in sys.argv[1:]:
     s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("127.0.0.1",int(p))); s.listen(1); ss.append(s)
-time.sleep(60)' "$P" "$((P+1))" &
-PIDS+=($!); sleep 0.5
+print("bound", flush=True)
+time.sleep(60)' "$P" "$((P+1))" > holder.txt &
+PIDS+=($!)
+for _ in $(seq 100); do grep -q bound holder.txt 2>/dev/null && break; sleep 0.1; done
+grep -q bound holder.txt || fail "the port holder did not bind $P-$((P+1)) within 10 s"
 expect_error "no free port for Prometheus in $P-$((P+1)) (all taken)" submit llama2-70b --observe --prometheus-ports "$P-$((P+1))" --workspace "$WS" --yes
 kill "${PIDS[-1]}"; unset 'PIDS[-1]'
 

@@ -6,7 +6,7 @@ unreachable port, an endpoint that is not Prometheus, one that never answers (ti
 answer over max_samples, a secret whose variable is unset, secrets written inline — each a
 specific error within the timeout, and no secret in any output.
 
-  metrics_source_checks.py MT WORKSPACE WORKDIR PORT_BASE
+  metrics_source_checks.py MT WORKSPACE WORKDIR
 """
 import atexit
 import json
@@ -18,7 +18,17 @@ import sys
 import threading
 import time
 
-MT, WS, WORK, PORT = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+MT, WS, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+
+
+def free_port():
+    """A loopback port nothing listens on now (the kernel's choice, so parallel tests never collide)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+PORT = free_port()   # the TLS Prometheus
 PASSWORD = "mt-test-pass-7f3a"   # test-only; the web config holds only its bcrypt hash
 BCRYPT = "$2b$04$jKZjmiVZ0dqXiyAF5UlMseF57pUyzqvxbKKH28bU/sGFtLFAr9wi2"
 TOKEN = "tok-5b1e9c0d7a"         # a bearer token no server accepts (the 401 case)
@@ -80,11 +90,13 @@ atexit.register(stop_prometheus)   # also when a step below fails with an except
 # ---- endpoints that are not a working Prometheus -----------------------------------------
 html = socket.socket()                       # answers every request with an HTML page
 html.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-html.bind(("127.0.0.1", PORT + 1))
+html.bind(("127.0.0.1", 0))
+HTML_PORT = html.getsockname()[1]
 html.listen(8)
 silent = socket.socket()                     # accepts and never answers
 silent.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-silent.bind(("127.0.0.1", PORT + 2))
+silent.bind(("127.0.0.1", 0))
+SILENT_PORT = silent.getsockname()[1]
 silent.listen(8)
 held = []
 
@@ -150,9 +162,9 @@ metrics:
       url: http://127.0.0.1:{closed_port}
       timeout_seconds: 3
     - name: not-prometheus
-      url: http://127.0.0.1:{PORT + 1}
+      url: http://127.0.0.1:{HTML_PORT}
     - name: silent
-      url: http://127.0.0.1:{PORT + 2}
+      url: http://127.0.0.1:{SILENT_PORT}
       timeout_seconds: 2
     - name: small
       url: {base}
