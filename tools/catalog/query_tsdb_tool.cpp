@@ -204,6 +204,7 @@ void AddModeExtras(const Json& extra, QueryAnswer* out) {
     if (k == "families") out->families = mcp::DecodeExact<std::vector<MetricFamily>>(v, what);
     else if (k == "metric_count") out->metric_count = v.get<int64_t>();
     else if (k == "up_at_end") out->up_at_end = mcp::DecodeExact<std::map<std::string, double>>(v, what);
+    else if (k == "exporters") out->exporters = mcp::DecodeExact<std::vector<ExporterAnswer>>(v, what);
     else if (k == "series") out->series = mcp::DecodeExact<std::vector<SeriesSummary>>(v, what);
     else if (k == "series_total") out->series_total = v.get<int64_t>();
     else if (k == "samples_total") out->samples_total = v.get<int64_t>();
@@ -278,6 +279,9 @@ QueryAnswer RemoteQueryAnswer(const JobFiles& job, const QueryTsdbInput& in, con
   FillFromMode(job, in, RunMode(ctx, in.mode, plan, triage, &out), ctx, &out);
   out.tsdb = QueryTsdbInfo{"remote", IsoTime(window->start), IsoTime(window->end), 0,
                            "metrics source '" + src.name + "' at " + client.shown_url(), from};
+  if (!out.hosts.empty())
+    out.notes.push_back("hosts: every host reporting on this store in the window (from the exporters' host labels), "
+                        "not narrowed to the job's own nodes");
   if (stats) *stats = {{"queries", ctx.queries()}, {"raw_bytes", client.bytes_received()}, {"prometheus_started", false}};
   return out;
 }

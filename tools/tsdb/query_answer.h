@@ -78,6 +78,44 @@ struct MetricFamily {
   }
 };
 
+// discover: a third-party exporter feeding the store (tools/tsdb/exporter_catalog.h)
+struct ExporterFamilyAnswer {
+  std::string family;
+  std::vector<std::string> series;
+  template <class F> static void Fields(F& f) {
+    f("family", &ExporterFamilyAnswer::family);
+    f("series", &ExporterFamilyAnswer::series, {.description = "the metric names found for it"});
+  }
+};
+struct MissingFamilyAnswer {
+  std::string family;
+  std::string why;
+  template <class F> static void Fields(F& f) {
+    f("family", &MissingFamilyAnswer::family);
+    f("why", &MissingFamilyAnswer::why, {.description = "off by default (and how to enable it), or on by default but absent"});
+  }
+};
+struct ExporterAnswer {
+  std::string exporter;
+  std::string prefix;
+  std::vector<std::string> detected_by;
+  std::string host_label;
+  int64_t hosts = 0;
+  std::vector<ExporterFamilyAnswer> families;
+  std::vector<MissingFamilyAnswer> missing;
+  template <class F> static void Fields(F& f) {
+    f("exporter", &ExporterAnswer::exporter,
+      {.one_of = {"dcgm_exporter", "amd_device_metrics_exporter", "node_exporter"}});
+    f("prefix", &ExporterAnswer::prefix, {.description = "the metric-name prefix in use (\"amd_\" or \"\")"});
+    f("detected_by", &ExporterAnswer::detected_by);
+    f("host_label", &ExporterAnswer::host_label, {.description = "the label the hosts were read from"});
+    f("hosts", &ExporterAnswer::hosts);
+    f("families", &ExporterAnswer::families, {.description = "mt families this exporter provides here"});
+    f("missing", &ExporterAnswer::missing,
+      {.description = "families absent from the store: no conclusion may rest on them"});
+  }
+};
+
 // promql
 struct SeriesSummary {
   std::string series;
@@ -224,6 +262,7 @@ struct QueryAnswer {
   std::optional<std::vector<MetricFamily>> families;
   std::optional<int64_t> metric_count;
   std::optional<std::map<std::string, double>> up_at_end;
+  std::optional<std::vector<ExporterAnswer>> exporters;
   // promql
   std::optional<std::vector<SeriesSummary>> series;
   std::optional<int64_t> series_total, samples_total;
@@ -254,6 +293,8 @@ struct QueryAnswer {
     f("families", &Q::families, {.description = "discover: metric families by prefix"});
     f("metric_count", &Q::metric_count);
     f("up_at_end", &Q::up_at_end, {.description = "discover: scrape targets answering at the end of the data, per job label"});
+    f("exporters", &Q::exporters,
+      {.description = "discover: third-party exporters feeding the store, their families, hosts and missing families"});
     f("series", &Q::series, {.description = "promql: per series statistics, highest mean first"});
     f("series_total", &Q::series_total);
     f("samples_total", &Q::samples_total);

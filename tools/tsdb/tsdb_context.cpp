@@ -55,6 +55,14 @@ std::map<std::string, SeriesStats> TsdbContext::PerHostRange(const std::string& 
   return out;
 }
 
+const std::vector<ExporterInStore>& TsdbContext::Exporters() {
+  if (!exporters_) {
+    exporters_ = FindExportersInStore(client_, data_.start, data_.end);
+    queries_ += 1 + static_cast<int>(exporters_->size());
+  }
+  return *exporters_;
+}
+
 const std::vector<std::string>& TsdbContext::Hosts() {
   if (!hosts_) {
     std::vector<std::string> hosts;
@@ -65,6 +73,8 @@ const std::vector<std::string>& TsdbContext::Hosts() {
       ++queries_;
       for (const auto& h : client_.LabelValues("host")) hosts.push_back(h.get<std::string>());
     }
+    if (hosts.empty())   // a store of third-party exporters: the hosts they report
+      for (const auto& e : Exporters()) hosts.insert(hosts.end(), e.hosts.begin(), e.hosts.end());
     std::sort(hosts.begin(), hosts.end());
     hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
     hosts_ = std::move(hosts);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mcp/json.h"
+#include "tools/tsdb/exporter_hosts.h"
 #include "tools/tsdb/prometheus_client.h"
 #include "tools/tsdb/tsdb_series.h"
 
@@ -51,8 +52,12 @@ class TsdbContext {
   // Range query of an expression aggregated by host: host → stats over the window.
   std::map<std::string, SeriesStats> PerHostRange(const std::string& expr, TsdbWindow w, double step = 0);
 
-  // Hosts present in the TSDB (label `host` of `up`, else of any series).
+  // Hosts present in the TSDB (label `host` of `up`, else of any series, else the hosts the
+  // third-party exporters report: a central store has no `host` label of ours).
   const std::vector<std::string>& Hosts();
+  // The third-party exporters feeding the store (dcgm-exporter, AMD, node_exporter), with
+  // their families and hosts over the data range.
+  const std::vector<ExporterInStore>& Exporters();
   // Training step → wall time and back through tb_step (node 0's scalar); nullopt when
   // the TSDB has no tb_step.
   std::optional<double> TimeOfStep(long step);
@@ -69,6 +74,7 @@ class TsdbContext {
   mcp::CallContext* call_;
   int queries_ = 0;
   std::optional<std::vector<std::string>> hosts_;
+  std::optional<std::vector<ExporterInStore>> exporters_;
   std::optional<std::vector<TsdbPoint>> steps_;
 };
 

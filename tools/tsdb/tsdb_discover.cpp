@@ -7,11 +7,34 @@
 namespace mt::tools {
 namespace {
 
-// The families of reference §4.2, longest prefix first where they nest.
+// The families of reference §4.2, then the third-party exporters' name spaces
+// (dcgm-exporter, AMD device-metrics-exporter with and without its prefix, node_exporter);
+// longest prefix first where they nest.
 const std::vector<std::string>& Prefixes() {
   static const std::vector<std::string> p = {"hw_gpu_", "hw_tcp_", "hw_rdma_", "hw_io_", "hw_mem_", "hw_oom_",
-                                             "hw_net_", "hw_procs_", "hw_dmesg_", "hw_", "ray_node_", "ray_", "tb_"};
+                                             "hw_net_", "hw_procs_", "hw_dmesg_", "hw_", "ray_node_", "ray_", "tb_",
+                                             "DCGM_FI_PROF_", "DCGM_FI_DEV_", "DCGM_", "amd_gpu_", "amd_pcie_", "amd_",
+                                             "gpu_", "pcie_", "node_infiniband_", "node_netstat_", "node_pressure_",
+                                             "node_"};
   return p;
+}
+
+// The exporters feeding the store, as the answer's `exporters` member, and one clause for
+// the verdict ("dcgm_exporter on 4 hosts (6 families; 3 missing)").
+Json ExportersJson(TsdbContext& tsdb, std::string* clause) {
+  Json out = Json::array();
+  for (const auto& e : tsdb.Exporters()) {
+    const DetectedExporter& d = e.exporter;
+    Json fams = Json::array(), missing = Json::array();
+    for (const auto& p : d.present) fams.push_back({{"family", p.family}, {"series", p.series}});
+    for (const auto& m : d.missing) missing.push_back({{"family", m.family}, {"why", m.why}});
+    out.push_back({{"exporter", d.id}, {"prefix", d.prefix}, {"detected_by", d.detected_by}, {"host_label", e.host_label},
+                   {"hosts", e.hosts.size()}, {"families", fams}, {"missing", missing}});
+    *clause += (clause->empty() ? "" : ", ") + d.id + (d.prefix.empty() ? "" : " (" + d.prefix + "*)") + " on " +
+               std::to_string(e.hosts.size()) + " hosts (" + std::to_string(d.present.size()) + " families; " +
+               std::to_string(d.missing.size()) + " missing)";
+  }
+  return out;
 }
 
 }  // namespace
@@ -39,6 +62,8 @@ ModeResult RunDiscover(TsdbContext& tsdb, const Json& triage) {
   }
   r.extra["families"] = fams;
   r.extra["metric_count"] = names.size();
+  std::string exporters_clause;
+  if (Json ex = ExportersJson(tsdb, &exporters_clause); !ex.empty()) r.extra["exporters"] = ex;
   const auto& hosts = tsdb.Hosts();
 
   // up at the end of the data: which scrape targets were still answering.
@@ -75,7 +100,8 @@ ModeResult RunDiscover(TsdbContext& tsdb, const Json& triage) {
               std::to_string(hosts.size()) + " hosts, " + IsoTime(tsdb.data().start) + " to " + IsoTime(tsdb.data().end) +
               (verdict == "match"      ? "; tb_step matches the log's last step"
                : verdict == "mismatch" ? "; WARNING: tb_step does not match the log's last step (another job's TSDB?)"
-                                       : "");
+                                       : "") +
+              (exporters_clause.empty() ? "" : "; exporters: " + exporters_clause);
   return r;
 }
 

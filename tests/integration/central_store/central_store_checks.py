@@ -427,7 +427,26 @@ try:
             want["node"] = 1
             check(a.get("up_at_end") == {k: float(v) for k, v in want.items()} or a.get("up_at_end") == want,
                   f"discover: up at the end of the window per job {a.get('up_at_end')} (the dead host counts 0)")
-            print(f"     discover verdict: {a.get('verdict')}; hosts (mt's `host` label): {a.get('hosts')}")
+            print(f"     discover verdict: {a.get('verdict')}; hosts: {a.get('hosts')}")
+            # The exporters are recognised from their names (configs/exporter_families.yaml), each
+            # with its hosts read from its own host label, and what the default configs leave out.
+            ex = {(e["exporter"], e["prefix"]): e for e in a.get("exporters", [])}
+            hosts_of = lambda fx, pre: sorted(h for h, f_, p_, *_ in HOSTS if f_ == fx and p_ == pre)
+            want_ex = {("dcgm_exporter", ""): (len(hosts_of(DCGM, "")), "Hostname"),
+                       ("amd_device_metrics_exporter", ""): (len(hosts_of(AMD, "")), "hostname"),
+                       ("amd_device_metrics_exporter", "amd_"): (len(hosts_of(AMD, "amd_")), "hostname"),
+                       ("node_exporter", ""): (1, "instance")}
+            got_ex = {k: (e["hosts"], e["host_label"]) for k, e in ex.items()}
+            check(got_ex == want_ex, f"discover: exporters detected with their hosts and host labels {got_ex}")
+            dcgm = ex.get(("dcgm_exporter", ""), {})
+            dfam = {f["family"] for f in dcgm.get("families", [])}
+            dmiss = {m["family"]: m["why"] for m in dcgm.get("missing", [])}
+            check({"gpu_power", "gpu_temp", "gpu_util", "gpu_xid_or_ras"} <= dfam and "gpu_ecc" in dmiss
+                  and "off by default" in dmiss["gpu_ecc"],
+                  f"discover: dcgm-exporter families {sorted(dfam)}; ECC named as missing: {dmiss.get('gpu_ecc', '')[:60]}")
+            want_hosts = set(hosts_of(DCGM, "")) | set(hosts_of(AMD, "")) | set(hosts_of(AMD, "amd_")) | {"127.0.0.1"}
+            check(set(a.get("hosts", [])) == want_hosts,
+                  f"discover: the job's hosts come from the exporters' host labels: {sorted(a.get('hosts', []))}")
         # mt shows at most 20 series an answer: one query per family, each within that.
         served = {}
         for name, fx, prefix, *_ in HOSTS:
