@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "base/hostlist.h"
 #include "launcher/launch/process.h"
 
 namespace mt::launch {
@@ -19,7 +20,28 @@ std::string Field(const std::string& line, const std::string& key) {
   return "";
 }
 
+// A NodeList value expanded; nothing for "(null)" / "None assigned" (not placed yet).
+std::vector<std::string> Expand(const std::string& list) {
+  if (list.empty() || list[0] == '(' || list.find(' ') != std::string::npos) return {};
+  auto hosts = base::ExpandHostList(list, 100000);
+  return hosts ? *hosts : std::vector<std::string>{};
+}
+
 }  // namespace
+
+SlurmNodes SlurmJobNodes(const std::string& job_id) {
+  if (job_id.empty() || job_id.find_first_not_of("0123456789_") != std::string::npos) return {};
+  if (!FindOnPath("scontrol").empty()) {
+    auto sc = RunCapture({"scontrol", "show", "job", "-o", job_id}, {}, kTimeoutS);
+    if (sc.status == 0)
+      if (auto hosts = Expand(Field(sc.out, "NodeList")); !hosts.empty()) return {hosts, "slurm: scontrol show job"};
+  }
+  if (FindOnPath("sacct").empty()) return {};
+  auto sa = RunCapture({"sacct", "-n", "-X", "-P", "-j", job_id, "-o", "NodeList"}, {}, kTimeoutS);
+  if (sa.status != 0) return {};
+  if (auto hosts = Expand(sa.out.substr(0, sa.out.find('\n'))); !hosts.empty()) return {hosts, "slurm: sacct"};
+  return {};
+}
 
 std::vector<std::filesystem::path> SlurmJobOutputs(const std::string& job_id) {
   std::vector<std::filesystem::path> out;

@@ -13,4 +13,13 @@ namespace mt::launch {
 // not installed or not reachable, or knows no such job.
 std::vector<std::filesystem::path> SlurmJobOutputs(const std::string& job_id);
 
+// The nodes Slurm ran a job on: NodeList of `scontrol show job` while slurmctld knows the
+// job, else of `sacct` where accounting exists; expanded. `source` names the command;
+// empty when Slurm is not reachable, knows no such job, or has not placed it yet.
+struct SlurmNodes {
+  std::vector<std::string> hosts;
+  std::string source;
+};
+SlurmNodes SlurmJobNodes(const std::string& job_id);
+
 }  // namespace mt::launch

@@ -1,6 +1,8 @@
 #include <cstdlib>
 #include "tools/catalog/query_tsdb_tool.h"
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -10,6 +12,7 @@
 #include "tools/common/iso_time.h"
 #include "tools/tsdb/prometheus_client.h"
 #include "tools/catalog/triage_log_tool.h"
+#include "tools/logs/job_hosts.h"
 #include "tools/logs/scan_cache.h"
 #include "tools/tsdb/tsdb_attribution.h"
 #include "tools/tsdb/tsdb_modes.h"
@@ -256,6 +259,41 @@ std::optional<TsdbWindow> RemoteWindow(const JobFiles& job, const QueryTsdbInput
   return std::nullopt;
 }
 
+// A store host's name as a job's node list writes it: "gpu-node-01.cluster.local" →
+// "gpu-node-01"; addresses stay whole.
+std::string ShortHostName(const std::string& h) {
+  const bool has_letter = std::any_of(h.begin(), h.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+  return has_letter && h.find(':') == std::string::npos ? h.substr(0, h.find('.')) : h;
+}
+
+// On a shared store, the answer's hosts are the job's own nodes that report there: found in
+// its log (Slurm node list, NCCL line prefixes) or through the scheduler. When none are
+// found, the store's hosts stay, and a note says they are not narrowed.
+void NarrowToJobHosts(const JobFiles& job, TsdbContext& ctx, QueryAnswer* out) {
+  const JobHosts mine = FindJobHosts(job);
+  if (mine.hosts.empty()) {
+    if (!out->hosts.empty())
+      out->notes.push_back("hosts: every host reporting on this store in the window, not narrowed to the job's nodes "
+                           "(its log names none — no SLURM_JOB_NODELIST, no NCCL lines — and the scheduler knows none)");
+    return;
+  }
+  std::map<std::string, std::string> store;   // short name → the store's name
+  for (const auto& h : ctx.Hosts()) store.emplace(ShortHostName(h), h);
+  std::vector<std::string> found, absent;
+  for (const auto& h : mine.hosts) {
+    auto it = store.find(ShortHostName(h));
+    (it == store.end() ? absent : found).push_back(it == store.end() ? h : it->second);
+  }
+  out->hosts.assign(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(found.size(), 64)));
+  out->hosts_total = found.size() > 64 ? std::optional<int64_t>(static_cast<int64_t>(found.size())) : std::nullopt;
+  out->tsdb.hosts_source = mine.found_by;
+  std::string note = "hosts: the job's " + std::to_string(mine.hosts.size()) + " node(s) (" + mine.found_by + "), " +
+                     std::to_string(found.size()) + " of them reporting on this store";
+  for (size_t i = 0; i < absent.size() && i < 8; ++i) note += (i ? ", " : "; absent: ") + absent[i];
+  if (absent.size() > 8) note += ", …";
+  out->notes.push_back(note);
+}
+
 // query_tsdb on a configured Prometheus-compatible endpoint. Discover and promql read the
 // store as it is; playbooks and correlate need the job's hosts mapped onto the store's
 // labels, which is not done yet, so they are refused with what to do instead.
@@ -278,10 +316,8 @@ QueryAnswer RemoteQueryAnswer(const JobFiles& job, const QueryTsdbInput& in, con
   const Json triage = in.mode == "discover" ? TriageForQuery(job, in, TsdbLayout{}, *window) : Json();
   FillFromMode(job, in, RunMode(ctx, in.mode, plan, triage, &out), ctx, &out);
   out.tsdb = QueryTsdbInfo{"remote", IsoTime(window->start), IsoTime(window->end), 0,
-                           "metrics source '" + src.name + "' at " + client.shown_url(), from};
-  if (!out.hosts.empty())
-    out.notes.push_back("hosts: every host reporting on this store in the window (from the exporters' host labels), "
-                        "not narrowed to the job's own nodes");
+                           "metrics source '" + src.name + "' at " + client.shown_url(), from, std::nullopt};
+  NarrowToJobHosts(job, ctx, &out);
   if (stats) *stats = {{"queries", ctx.queries()}, {"raw_bytes", client.bytes_received()}, {"prometheus_started", false}};
   return out;
 }
@@ -311,7 +347,7 @@ QueryAnswer QueryTsdbAnswer(const JobFiles& job, const QueryTsdbInput& in, TsdbM
     QueryAnswer out;
     FillFromMode(job, in, RunMode(ctx, in.mode, plan, triage, &out), ctx, &out);
     out.tsdb = QueryTsdbInfo{lease.source(), IsoTime(data.start), IsoTime(data.end), static_cast<int64_t>(layout.blocks.size()),
-                             std::nullopt, std::nullopt};
+                             std::nullopt, std::nullopt, std::nullopt};
     if (!lease.note().empty()) out.tsdb.note = lease.note();
     if (stats)
       *stats = {{"queries", ctx.queries()}, {"raw_bytes", client.bytes_received()}, {"prometheus_started", lease.started()}};

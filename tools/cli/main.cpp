@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "launcher/launch/slurm_job_files.h"
+#include "tools/logs/job_hosts.h"
 #include "tools/cli/command.h"
 #include "tools/logs/workspace.h"
 
@@ -29,6 +30,11 @@ int main(int argc, char** argv) {
   }
   // A job id no file name matches is looked up in Slurm (scontrol / sacct), when it runs here.
   mt::tools::Workspace::SetJobLocator(mt::launch::SlurmJobOutputs);
+  // And a job's nodes, for narrowing a shared metrics store to it (query_tsdb `source`).
+  mt::tools::SetSchedulerHosts([](const std::string& id) {
+    mt::launch::SlurmNodes n = mt::launch::SlurmJobNodes(id);
+    return mt::tools::JobHosts{std::move(n.hosts), std::move(n.source)};
+  });
   std::vector<std::string> args(argv + 2, argv + argc);
   for (const auto& c : Commands()) {
     if (argv[1] == std::string(c.name)) {

@@ -52,8 +52,10 @@ struct QueryTsdbInfo {
   std::string source, data_start, data_end;
   int64_t blocks = 0;
   std::optional<std::string> note;
-  // Remote sources: where the job's window came from (arguments, the job's log).
+  // Remote sources: where the job's window came from (arguments, the job's log), and where
+  // its hosts did.
   std::optional<std::string> window_source;
+  std::optional<std::string> hosts_source;
   template <class F> static void Fields(F& f) {
     f("source", &QueryTsdbInfo::source,
       {.description = "the job's own TSDB (live Prometheus or a private copy) or a configured remote source",
@@ -63,6 +65,9 @@ struct QueryTsdbInfo {
     f("blocks", &QueryTsdbInfo::blocks);
     f("note", &QueryTsdbInfo::note);
     f("window_source", &QueryTsdbInfo::window_source, {.one_of = {"arguments", "job log"}});
+    f("hosts_source", &QueryTsdbInfo::hosts_source,
+      {.description = "remote source: where the job's hosts came from (its log's Slurm node list, the scheduler, its "
+                      "NCCL lines); absent when they were not found and `hosts` are the store's"});
   }
 };
 

@@ -444,9 +444,25 @@ try:
             check({"gpu_power", "gpu_temp", "gpu_util", "gpu_xid_or_ras"} <= dfam and "gpu_ecc" in dmiss
                   and "off by default" in dmiss["gpu_ecc"],
                   f"discover: dcgm-exporter families {sorted(dfam)}; ECC named as missing: {dmiss.get('gpu_ecc', '')[:60]}")
-            want_hosts = set(hosts_of(DCGM, "")) | set(hosts_of(AMD, "")) | set(hosts_of(AMD, "amd_")) | {"127.0.0.1"}
-            check(set(a.get("hosts", [])) == want_hosts,
-                  f"discover: the job's hosts come from the exporters' host labels: {sorted(a.get('hosts', []))}")
+            # Job 7877 ran elsewhere (its log's JOB_NODELIST names the simulator's nodes): none of
+            # its nodes report on this store, and the answer says so instead of listing the store's.
+            check(a.get("hosts") == [] and a["tsdb"].get("hosts_source") == "job log: its Slurm node list"
+                  and any("0 of them reporting on this store" in n for n in a.get("notes", [])),
+                  f"discover: job 7877's nodes (from its log) are not on this store: hosts {a.get('hosts')}, "
+                  f"{[n for n in a.get('notes', []) if n.startswith('hosts:')][:1]}")
+        # A job mt did not launch: a plain sbatch output whose script echoed its node list, three
+        # of whose four nodes report on the store. Its hosts are those three, found in its log.
+        write(f"{ws}/slurm-4242.out", "SLURM_JOB_ID=4242\nSLURM_JOB_NODELIST=gpu-node-[01-03,09]\n"
+                                      "gpu-node-01:311:311 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+                                      "step 1 loss 9.1\n")
+        p = subprocess.run([MT, "query", "4242", "--source", "central", "--discover", "--start", iso(t_ready), "--end",
+                            iso(t_end), "--config", f"{WORK}/mt.yaml", "--json"], capture_output=True, text=True, timeout=60)
+        b = json.loads(p.stdout) if p.returncode == 0 else {}
+        check(b.get("hosts") == ["gpu-node-01", "gpu-node-02", "gpu-node-03"]
+              and b.get("tsdb", {}).get("hosts_source") == "job log: its Slurm node list"
+              and any("3 of them reporting" in n and "absent: gpu-node-09" in n for n in b.get("notes", [])),
+              f"discover of a plain sbatch job: hosts narrowed to its nodes on the store {b.get('hosts')} "
+              f"({b.get('tsdb', {}).get('hosts_source')}; rc {p.returncode} {p.stderr[-300:]})")
         # mt shows at most 20 series an answer: one query per family, each within that.
         served = {}
         for name, fx, prefix, *_ in HOSTS:

@@ -1,0 +1,34 @@
+// A job's hosts when mt did not launch it, for narrowing a shared metrics store to the job:
+// the Slurm node list the job's own output prints (SLURM_JOB_NODELIST=…), else what the
+// scheduler says (installed by the CLI and the server: scontrol show job / sacct), else the
+// host names NCCL and RCCL put in front of their lines ("node7:4242:4250 [0] NCCL INFO …",
+// also behind mpirun's "[1,4]<stdout>:" prefix). `found_by` says which, for the answer.
+#pragma once
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tools/logs/workspace.h"
+
+namespace mt::tools {
+
+struct JobHosts {
+  std::vector<std::string> hosts;   // sorted, unique
+  std::string found_by;             // "" when nothing named them
+};
+
+// The scheduler's view of a job's nodes (`found_by` e.g. "slurm: scontrol show job").
+using SchedulerHosts = std::function<JobHosts(const std::string& job_id)>;
+void SetSchedulerHosts(SchedulerHosts hosts);
+
+// Reads at most the first 4 MiB of the job's log (and its separate stderr), confined to the
+// log's directory; never throws for a missing or unreadable log (no hosts, then).
+JobHosts FindJobHosts(const JobFiles& job);
+
+// The parts, for tests: a `SLURM_JOB_NODELIST=`/`SLURM_NODELIST=`/`JOB_NODELIST=` value
+// expanded, and the NCCL/RCCL line prefixes' host names, in a text.
+std::vector<std::string> NodelistInText(std::string_view text);
+std::vector<std::string> HostsInNcclPrefixes(std::string_view text);
+
+}  // namespace mt::tools
