@@ -1,5 +1,6 @@
 #include "launcher/launch/slurm_job_files.h"
 
+#include <ctime>
 #include <sstream>
 
 #include "base/hostlist.h"
@@ -20,6 +21,20 @@ std::string Field(const std::string& line, const std::string& key) {
   return "";
 }
 
+}  // namespace
+
+std::optional<double> SlurmTime(const std::string& text) {
+  std::tm tm{};
+  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (end == nullptr || *end != '\0') return std::nullopt;
+  tm.tm_isdst = -1;
+  const std::time_t t = std::mktime(&tm);
+  if (t == static_cast<std::time_t>(-1) || t > std::time(nullptr)) return std::nullopt;
+  return static_cast<double>(t);
+}
+
+namespace {
+
 // A NodeList value expanded; nothing for "(null)" / "None assigned" (not placed yet).
 std::vector<std::string> Expand(const std::string& list) {
   if (list.empty() || list[0] == '(' || list.find(' ') != std::string::npos) return {};
@@ -29,18 +44,26 @@ std::vector<std::string> Expand(const std::string& list) {
 
 }  // namespace
 
-SlurmNodes SlurmJobNodes(const std::string& job_id) {
+SlurmPlacement SlurmJobPlacement(const std::string& job_id) {
   if (job_id.empty() || job_id.find_first_not_of("0123456789_") != std::string::npos) return {};
   if (!FindOnPath("scontrol").empty()) {
     auto sc = RunCapture({"scontrol", "show", "job", "-o", job_id}, {}, kTimeoutS);
-    if (sc.status == 0)
-      if (auto hosts = Expand(Field(sc.out, "NodeList")); !hosts.empty()) return {hosts, "slurm: scontrol show job"};
+    if (sc.status == 0) {
+      SlurmPlacement p{Expand(Field(sc.out, "NodeList")), SlurmTime(Field(sc.out, "StartTime")),
+                       SlurmTime(Field(sc.out, "EndTime")), "slurm: scontrol show job"};
+      if (Field(sc.out, "JobState") == "RUNNING") p.end.reset();   // EndTime is its time limit
+      if (!p.hosts.empty() || p.start) return p;
+    }
   }
   if (FindOnPath("sacct").empty()) return {};
-  auto sa = RunCapture({"sacct", "-n", "-X", "-P", "-j", job_id, "-o", "NodeList"}, {}, kTimeoutS);
+  auto sa = RunCapture({"sacct", "-n", "-X", "-P", "-j", job_id, "-o", "NodeList,Start,End"}, {}, kTimeoutS);
   if (sa.status != 0) return {};
-  if (auto hosts = Expand(sa.out.substr(0, sa.out.find('\n'))); !hosts.empty()) return {hosts, "slurm: sacct"};
-  return {};
+  std::istringstream line(sa.out.substr(0, sa.out.find('\n')));
+  std::string nodes, start, end;
+  std::getline(line, nodes, '|'), std::getline(line, start, '|'), std::getline(line, end, '|');
+  SlurmPlacement p{Expand(nodes), SlurmTime(start), SlurmTime(end), "slurm: sacct"};
+  if (p.hosts.empty() && !p.start) return {};
+  return p;
 }
 
 std::vector<std::filesystem::path> SlurmJobOutputs(const std::string& job_id) {

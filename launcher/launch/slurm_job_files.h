@@ -4,6 +4,7 @@
 // StdOut field). Bounded: each command runs without a shell and at most 10 s.
 #pragma once
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,13 +14,20 @@ namespace mt::launch {
 // not installed or not reachable, or knows no such job.
 std::vector<std::filesystem::path> SlurmJobOutputs(const std::string& job_id);
 
-// The nodes Slurm ran a job on: NodeList of `scontrol show job` while slurmctld knows the
-// job, else of `sacct` where accounting exists; expanded. `source` names the command;
-// empty when Slurm is not reachable, knows no such job, or has not placed it yet.
-struct SlurmNodes {
+// Where and when Slurm ran a job: NodeList, StartTime and EndTime of `scontrol show job`
+// while slurmctld knows the job, else of `sacct` where accounting exists. Hosts expanded;
+// times as Unix seconds, read in this machine's time zone (Slurm prints local time without
+// a zone); no start for a job not started yet, no end for one still running. `source` names
+// the command; empty when Slurm is not reachable or knows no such job.
+struct SlurmPlacement {
   std::vector<std::string> hosts;
+  std::optional<double> start, end;
   std::string source;
 };
-SlurmNodes SlurmJobNodes(const std::string& job_id);
+SlurmPlacement SlurmJobPlacement(const std::string& job_id);
+
+// "2026-11-27T19:00:03" (Slurm's local time, no zone) as Unix seconds in this machine's time
+// zone; nothing for "Unknown", "None" or a time still in the future (a pending job's estimate).
+std::optional<double> SlurmTime(const std::string& text);
 
 }  // namespace mt::launch

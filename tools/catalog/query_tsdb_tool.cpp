@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <ctime>
 #include <cmath>
 #include <stdexcept>
 
@@ -252,6 +253,12 @@ std::optional<TsdbWindow> RemoteWindow(const JobFiles& job, const QueryTsdbInput
                         static_cast<double>(end.value_or(static_cast<double>(last)))};
     }
   }
+  // A log without time stamps: when the scheduler ran the job (to now while it runs).
+  if (SchedulerJob s = AskScheduler(job); s.start) {
+    *from = "scheduler";
+    const double now = static_cast<double>(std::time(nullptr));
+    return TsdbWindow{start.value_or(*s.start), end.value_or(s.end.value_or(now))};
+  }
   if (at) {
     *from = "arguments";
     return TsdbWindow{*at - 3600, *at};
@@ -306,8 +313,8 @@ QueryAnswer RemoteQueryAnswer(const JobFiles& job, const QueryTsdbInput& in, con
   std::string from;
   std::optional<TsdbWindow> window = RemoteWindow(job, in, &from);
   if (!window)
-    throw std::invalid_argument("source: the job's log has no time stamps to place it on the store's time axis; give start "
-                                "and end (ISO-8601 or Unix seconds)");
+    throw std::invalid_argument("source: the job's log has no time stamps and the scheduler does not know when it ran, so "
+                                "nothing places it on the store's time axis; give start and end (ISO-8601 or Unix seconds)");
   if (window->end <= window->start) throw std::invalid_argument("end must be after start");
   QueryPlan plan = PlanQuery(in, *window);
   PrometheusClient client(src.url, ClientOptionsFor(src));

@@ -30,10 +30,10 @@ int main(int argc, char** argv) {
   }
   // A job id no file name matches is looked up in Slurm (scontrol / sacct), when it runs here.
   mt::tools::Workspace::SetJobLocator(mt::launch::SlurmJobOutputs);
-  // And a job's nodes, for narrowing a shared metrics store to it (query_tsdb `source`).
-  mt::tools::SetSchedulerHosts([](const std::string& id) {
-    mt::launch::SlurmNodes n = mt::launch::SlurmJobNodes(id);
-    return mt::tools::JobHosts{std::move(n.hosts), std::move(n.source)};
+  // And where and when it ran, for placing it on a shared metrics store (query_tsdb `source`).
+  mt::tools::SetScheduler([](const std::string& id) {
+    mt::launch::SlurmPlacement p = mt::launch::SlurmJobPlacement(id);
+    return mt::tools::SchedulerJob{std::move(p.hosts), p.start, p.end, std::move(p.source)};
   });
   std::vector<std::string> args(argv + 2, argv + argc);
   for (const auto& c : Commands()) {

@@ -13,8 +13,8 @@ namespace {
 
 constexpr uint64_t kHeadBytes = 4 << 20;
 
-SchedulerHosts& Scheduler() {
-  static SchedulerHosts s;
+Scheduler& Installed() {
+  static Scheduler s;
   return s;
 }
 
@@ -36,7 +36,12 @@ std::string Head(const std::filesystem::path& file) {
 
 }  // namespace
 
-void SetSchedulerHosts(SchedulerHosts hosts) { Scheduler() = std::move(hosts); }
+void SetScheduler(Scheduler scheduler) { Installed() = std::move(scheduler); }
+
+SchedulerJob AskScheduler(const JobFiles& job) {
+  if (!Installed() || job.id.empty()) return {};
+  return Installed()(job.id);
+}
 
 std::vector<std::string> NodelistInText(std::string_view text) {
   // KEY=value as env dumps and our launcher print it; the value is Slurm's compact form.
@@ -69,10 +74,7 @@ JobHosts FindJobHosts(const JobFiles& job) {
   std::string text = Head(job.log);
   if (!job.err_log.empty()) text += Head(job.err_log);
   if (auto hosts = NodelistInText(text); !hosts.empty()) return {hosts, "job log: its Slurm node list"};
-  if (Scheduler() && !job.id.empty()) {
-    JobHosts s = Scheduler()(job.id);
-    if (!s.hosts.empty()) return s;
-  }
+  if (SchedulerJob s = AskScheduler(job); !s.hosts.empty()) return {Sorted({s.hosts.begin(), s.hosts.end()}), s.source};
   if (auto hosts = HostsInNcclPrefixes(text); !hosts.empty()) return {hosts, "job log: host names of its NCCL/RCCL lines"};
   return {};
 }

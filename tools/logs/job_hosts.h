@@ -5,6 +5,7 @@
 // also behind mpirun's "[1,4]<stdout>:" prefix). `found_by` says which, for the answer.
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,9 +19,17 @@ struct JobHosts {
   std::string found_by;             // "" when nothing named them
 };
 
-// The scheduler's view of a job's nodes (`found_by` e.g. "slurm: scontrol show job").
-using SchedulerHosts = std::function<JobHosts(const std::string& job_id)>;
-void SetSchedulerHosts(SchedulerHosts hosts);
+// The scheduler's view of a job: its nodes and when it ran (`source` e.g. "slurm: scontrol
+// show job"); installed by the CLI and the server, none by default.
+struct SchedulerJob {
+  std::vector<std::string> hosts;
+  std::optional<double> start, end;   // Unix seconds; no end while it runs
+  std::string source;
+};
+using Scheduler = std::function<SchedulerJob(const std::string& job_id)>;
+void SetScheduler(Scheduler scheduler);
+// What the installed scheduler says of a job (nothing without one, or for a job without an id).
+SchedulerJob AskScheduler(const JobFiles& job);
 
 // Reads at most the first 4 MiB of the job's log (and its separate stderr), confined to the
 // log's directory; never throws for a missing or unreadable log (no hosts, then).

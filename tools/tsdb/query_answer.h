@@ -64,7 +64,7 @@ struct QueryTsdbInfo {
     f("data_end", &QueryTsdbInfo::data_end);
     f("blocks", &QueryTsdbInfo::blocks);
     f("note", &QueryTsdbInfo::note);
-    f("window_source", &QueryTsdbInfo::window_source, {.one_of = {"arguments", "job log"}});
+    f("window_source", &QueryTsdbInfo::window_source, {.one_of = {"arguments", "job log", "scheduler"}});
     f("hosts_source", &QueryTsdbInfo::hosts_source,
       {.description = "remote source: where the job's hosts came from (its log's Slurm node list, the scheduler, its "
                       "NCCL lines); absent when they were not found and `hosts` are the store's"});

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <yaml-cpp/yaml.h>
 
+#include <ctime>
 #include <fstream>
 #include <regex>
 
@@ -14,6 +15,7 @@
 #include "launcher/launch/model_config.h"
 #include "launcher/launch/plan.h"
 #include "launcher/launch/process.h"
+#include "launcher/launch/slurm_job_files.h"
 #include "launcher/sim/scenario.h"
 #include "tests/unit/status_matchers.h"
 #include "tests/unit/launcher/test_util.h"
@@ -351,6 +353,24 @@ TEST(LaunchArtifact, IsReadOnlyAndCompleteOrAbsent) {
   EXPECT_EQ(n, 0u);
   RemoveTree(a);
   EXPECT_FALSE(fs::exists(a));
+}
+
+}  // namespace
+}  // namespace mt::launch
+
+namespace mt::launch {
+namespace {
+
+TEST(SlurmTime, LocalTimesWithoutAZoneAndWhatIsNotATime) {
+  std::tm tm{};
+  ASSERT_NE(strptime("2026-01-02T03:04:05", "%Y-%m-%dT%H:%M:%S", &tm), nullptr);
+  tm.tm_isdst = -1;
+  EXPECT_EQ(SlurmTime("2026-01-02T03:04:05"), static_cast<double>(std::mktime(&tm)));   // this machine's zone
+  EXPECT_EQ(SlurmTime("Unknown"), std::nullopt);
+  EXPECT_EQ(SlurmTime("None"), std::nullopt);
+  EXPECT_EQ(SlurmTime(""), std::nullopt);
+  EXPECT_EQ(SlurmTime("2026-01-02T03:04:05Z"), std::nullopt);   // not Slurm's form
+  EXPECT_EQ(SlurmTime("2999-01-01T00:00:00"), std::nullopt);    // a pending job's estimate lies ahead
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ class JobHostsFiles : public ::testing::Test {
     fs::create_directories(dir_);
   }
   void TearDown() override {
-    SetSchedulerHosts(nullptr);
+    SetScheduler(nullptr);
     fs::remove_all(dir_);
   }
   JobFiles Job(const std::string& text) {
@@ -61,8 +61,9 @@ class JobHostsFiles : public ::testing::Test {
 
 TEST_F(JobHostsFiles, LogNodelistThenSchedulerThenNcclLines) {
   const std::string nccl = "node7:4242:4250 [0] NCCL INFO Bootstrap\nnode8:4243:4251 [0] NCCL INFO Bootstrap\n";
-  SetSchedulerHosts([](const std::string& id) {
-    return id == "102" ? JobHosts{{"node7", "node8", "node9"}, "slurm: scontrol show job"} : JobHosts{};
+  SetScheduler([](const std::string& id) {
+    return id == "102" ? SchedulerJob{{"node9", "node7", "node8"}, 1.7e9, std::nullopt, "slurm: scontrol show job"}
+                       : SchedulerJob{};
   });
   JobHosts h = FindJobHosts(Job("SLURM_JOB_NODELIST=node[1-2]\n" + nccl));
   EXPECT_THAT(h.hosts, ElementsAre("node1", "node2"));
@@ -70,7 +71,7 @@ TEST_F(JobHostsFiles, LogNodelistThenSchedulerThenNcclLines) {
   h = FindJobHosts(Job(nccl));
   EXPECT_THAT(h.hosts, ElementsAre("node7", "node8", "node9"));
   EXPECT_EQ(h.found_by, "slurm: scontrol show job");
-  SetSchedulerHosts(nullptr);
+  SetScheduler(nullptr);
   h = FindJobHosts(Job(nccl));
   EXPECT_THAT(h.hosts, ElementsAre("node7", "node8"));
   EXPECT_EQ(h.found_by, "job log: host names of its NCCL/RCCL lines");
