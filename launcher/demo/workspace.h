@@ -14,11 +14,12 @@
 // `mt demo init DIR` and `mt-simtrain --demo-init DIR` both call InitWorkspace.
 #pragma once
 
-#include "base/status.h"
 #include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "base/status.h"
 
 namespace mt::launch::demo {
 

@@ -2,13 +2,13 @@
 // on node 0, a real Prometheus whose TSDB lives in <job>/prometheus/. Both are stopped by the
 // task that started them when training ends, however it ends.
 #pragma once
-#include "base/status.h"
 #include <sys/types.h>
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "launcher/launch/plan.h"
 
 namespace mt::launch::job {

@@ -5,12 +5,12 @@
 //       scenario.yaml (simulator runs)  job.sbatch (slurm)  job.k8s.yaml (k8s)
 // Built in a hidden temp dir and renamed into place; files 0444, dirs 0555.
 #pragma once
-#include "base/status.h"
 #include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "launcher/launch/plan.h"
 
 namespace mt::launch {

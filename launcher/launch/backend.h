@@ -3,13 +3,13 @@
 // cancelled. submit.h dispatches through it; the job watch and restarts of the supervision
 // work use the same three verbs (submit, status, cancel) whatever the backend.
 #pragma once
-#include "base/status.h"
 #include <map>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "base/status.h"
 #include "launcher/launch/plan.h"
 #include "launcher/launch/submit.h"
 

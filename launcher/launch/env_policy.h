@@ -8,9 +8,10 @@
 // hard deny-list, which no configuration can lift; a CI policy may narrow the allow-list
 // further (policy.<role>.env).
 #pragma once
-#include "base/status.h"
 #include <string>
 #include <vector>
+
+#include "base/status.h"
 
 namespace mt::launch {
 

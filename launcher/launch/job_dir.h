@@ -3,12 +3,12 @@
 // plan hash, and what the backend needs to find the job again), and the JOB SUMMARY that
 // mt-job writes at the end of the log.
 #pragma once
-#include "base/status.h"
 #include <filesystem>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "base/status.h"
 #include "launcher/launch/plan.h"
 
 namespace mt::launch {

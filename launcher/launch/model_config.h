@@ -3,11 +3,12 @@
 // else the name must be a substring of exactly one config. Unlike the original, an
 // ambiguous name is an error that lists every candidate.
 #pragma once
-#include "base/status.h"
 #include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "base/status.h"
 
 namespace mt::launch {
 

@@ -4,13 +4,13 @@
 // A submit that fails leaves nothing: no artifact, no job dir, no log. The per-scheduler
 // parts live behind launch/backend.h; these functions dispatch through it.
 #pragma once
-#include "base/status.h"
 #include <map>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "base/status.h"
 #include "launcher/launch/plan.h"
 
 namespace mt::launch {

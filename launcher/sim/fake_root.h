@@ -4,11 +4,11 @@
 // in docs/simtrain.md ("Fake root layout").
 #pragma once
 
-#include "base/status.h"
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "launcher/sim/metrics_model.h"
 
 namespace mt::launch::sim {

@@ -13,10 +13,10 @@
 // so a failure leaves nothing behind.
 #pragma once
 
-#include "base/status.h"
 #include <filesystem>
 #include <string>
 
+#include "base/status.h"
 #include "launcher/sim/openmetrics_writer.h"
 #include "launcher/sim/promtool.h"
 #include "launcher/sim/scenario.h"

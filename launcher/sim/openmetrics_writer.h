@@ -7,12 +7,12 @@
 // time order, timestamps in seconds, and `# EOF` last (reference/components.md §2).
 #pragma once
 
-#include "base/status.h"
 #include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "launcher/sim/metrics_model.h"
 
 namespace mt::launch::sim {

@@ -2,11 +2,12 @@
 // into Prometheus TSDB blocks. No shell is involved: arguments are passed as data.
 #pragma once
 
-#include "base/status.h"
 #include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "base/status.h"
 
 namespace mt::launch::sim {
 

@@ -10,12 +10,12 @@
 // culprit hosts, the onset (step and time), the magnitude and the decoys.
 #pragma once
 
-#include "base/status.h"
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "launcher/sim/fuzz_overlay.h"
 #include "launcher/sim/promtool.h"
 #include "launcher/sim/scenario.h"

@@ -8,12 +8,13 @@
 // the payload, uint32 masked CRC-32C of the payload.
 #pragma once
 
-#include "base/status.h"
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <string_view>
+
+#include "base/status.h"
 
 namespace mt::launch::sim {
 
