@@ -44,8 +44,10 @@ SchedulerJob AskScheduler(const JobFiles& job) {
 }
 
 std::vector<std::string> NodelistInText(std::string_view text) {
-  // KEY=value as env dumps and our launcher print it; the value is Slurm's compact form.
-  static const RE2 kList(R"((?m)^(?:export\s+)?(?:SLURM_JOB_NODELIST|SLURM_NODELIST|JOB_NODELIST)=["']?([A-Za-z0-9._\[\],-]+))");
+  // KEY=value as env dumps and our launcher print it, also behind a launcher's line prefix
+  // (srun -l's "0: ", mpirun's "[1,0]<stdout>:"); the value is Slurm's compact form.
+  static const RE2 kList(
+      R"((?m)(?:^|[\s:>])(?:export\s+)?(?:SLURM_JOB_NODELIST|SLURM_NODELIST|JOB_NODELIST)=["']?([A-Za-z0-9._\[\],-]+))");
   re2::StringPiece in(text.data(), text.size());
   std::string list;
   if (!RE2::FindAndConsume(&in, kList, &list)) return {};

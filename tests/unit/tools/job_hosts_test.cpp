@@ -22,6 +22,9 @@ TEST(JobHosts, NodelistLinesAreExpanded) {
   EXPECT_THAT(NodelistInText("x\nSLURM_JOB_NODELIST=mi250-[03-04]\n"), ElementsAre("mi250-03", "mi250-04"));
   EXPECT_THAT(NodelistInText("export SLURM_NODELIST=\"gpu[1,3]\"\n"), ElementsAre("gpu1", "gpu3"));
   EXPECT_THAT(NodelistInText("JOB_NODELIST=n447\n"), ElementsAre("n447"));
+  EXPECT_THAT(NodelistInText("0: SLURM_JOB_NODELIST=gpu-[07-08]\n"), ElementsAre("gpu-07", "gpu-08"));   // srun -l
+  EXPECT_THAT(NodelistInText("echo SLURM_JOB_NODELIST=$SLURM_JOB_NODELIST\n"), IsEmpty());   // the script, not its output
+  EXPECT_THAT(NodelistInText("MY_SLURM_JOB_NODELIST=x1\n"), IsEmpty());
   EXPECT_THAT(NodelistInText("echo the nodes are in SLURM_JOB_NODELIST\n"), IsEmpty());
 }
 
