@@ -25,6 +25,11 @@ Errc ErrcOf(int err) {
   }
 }
 
+Status StatusOfErrno(int err, const std::string& what) {
+  const Errc code = ErrcOf(err);
+  return Status(code == Errc::kOk ? Errc::kIo : code, what + ": " + ErrnoText(err));
+}
+
 Status StatusOf(const std::error_code& ec, const std::string& what) {
   const Errc code = ec.category() == std::system_category() || ec.category() == std::generic_category()
                         ? ErrcOf(ec.value())

@@ -85,6 +85,8 @@ class [[nodiscard]] Result {
 // "No such file or directory" for an errno, and the Errc it maps to.
 std::string ErrnoText(int err);
 Errc ErrcOf(int err);
+// "<what>: <errno's text>" with the Errc of an errno value (0 reads as kIo).
+Status StatusOfErrno(int err, const std::string& what);
 // "<what>: <ec's message>" with the Errc of a std::error_code from <filesystem>.
 Status StatusOf(const std::error_code& ec, const std::string& what);
 

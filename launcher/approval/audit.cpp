@@ -25,10 +25,7 @@ base::Status AuditLog::Append(nlohmann::json event) const {
   std::error_code ec;
   if (file_.has_parent_path()) std::filesystem::create_directories(file_.parent_path(), ec);
   // What failed, with errno's code and text.
-  auto failed = [](const std::string& what) {
-    const int err = errno;
-    return base::Status(base::ErrcOf(err), what + ": " + base::ErrnoText(err));
-  };
+  auto failed = [](const std::string& what) { return base::StatusOfErrno(errno, what); };
   const int fd = ::open(file_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return failed("cannot open audit log " + file_.string());
   base::Status st;

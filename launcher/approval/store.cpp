@@ -30,10 +30,7 @@ std::string RandomId() {
 using base::Errc;
 using base::Status;
 
-Status Errno(const std::string& what) {
-  const int err = errno;
-  return Status(base::ErrcOf(err), what + ": " + base::ErrnoText(err));
-}
+Status Errno(const std::string& what) { return base::StatusOfErrno(errno, what); }
 
 }  // namespace
 

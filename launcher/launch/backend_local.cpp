@@ -36,9 +36,9 @@ class LocalBackend : public Backend {
     const fs::path log = p.workspace / (JobDirName(p, p.job_id) + ".log");
     const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) {
+      const base::Status st = base::StatusOfErrno(errno, "cannot create " + log.string());   // before RemoveTree resets errno
       RemoveTree(dir);
-      const int err = errno;
-      return Status(base::ErrcOf(err), "cannot create " + log.string() + ": " + base::ErrnoText(err));
+      return st;
     }
     int fail[2];
     if (pipe2(fail, O_CLOEXEC) != 0) {

@@ -95,16 +95,18 @@ Status LoadModelConfig(const fs::path& dir, const std::string& name, ModelConfig
   out->file = dir / (name + ".yml");
   static const std::set<std::string> kKeys = {"description", "parallelism", "per_device_batch_size", "max_target_length",
                                               "steps", "gpus_per_node", "tgs_band", "moe", "train_command"};
+  // Every problem names the file: "configs/models/x.yml: unknown key 'stepz'".
+  auto bad = [&](const std::string& what) { return Status(Errc::kInvalid, out->file.string() + ": " + what); };
   try {
     YAML::Node y = YAML::LoadFile(out->file.string());
-    if (!y.IsMap()) return Status(Errc::kInvalid, out->file.string() + ": expected a mapping");
+    if (!y.IsMap()) return bad("expected a mapping");
     for (const auto& kv : y) {
       const auto key = kv.first.as<std::string>();
-      if (!kKeys.count(key)) return Status(Errc::kInvalid, out->file.string() + ": unknown key '" + key + "'");
+      if (!kKeys.count(key)) return bad("unknown key '" + key + "'");
     }
     out->description = y["description"].as<std::string>("");
     if (y["parallelism"]) {
-      if (!y["parallelism"].IsMap()) return Status(Errc::kInvalid, out->file.string() + ": parallelism must be a mapping");
+      if (!y["parallelism"].IsMap()) return bad("parallelism must be a mapping");
       for (const auto& kv : y["parallelism"]) out->parallelism[kv.first.as<std::string>()] = kv.second.as<std::string>();
     }
     out->per_device_batch_size = y["per_device_batch_size"].as<int>(1);
@@ -113,19 +115,19 @@ Status LoadModelConfig(const fs::path& dir, const std::string& name, ModelConfig
     out->gpus_per_node = y["gpus_per_node"].as<int>(8);
     out->moe = y["moe"].as<bool>(false);
     if (y["tgs_band"]) {
-      if (!y["tgs_band"].IsSequence() || y["tgs_band"].size() != 2) return Status(Errc::kInvalid, out->file.string() + ": tgs_band must be [low, high]");
+      if (!y["tgs_band"].IsSequence() || y["tgs_band"].size() != 2) return bad("tgs_band must be [low, high]");
       out->tgs_low = y["tgs_band"][0].as<double>();
       out->tgs_high = y["tgs_band"][1].as<double>();
-      if (out->tgs_low <= 0 || out->tgs_high < out->tgs_low) return Status(Errc::kInvalid, out->file.string() + ": tgs_band must be 0 < low <= high");
+      if (out->tgs_low <= 0 || out->tgs_high < out->tgs_low) return bad("tgs_band must be 0 < low <= high");
     }
     if (y["train_command"]) {
-      if (!y["train_command"].IsSequence()) return Status(Errc::kInvalid, out->file.string() + ": train_command must be a list (an argv)");
+      if (!y["train_command"].IsSequence()) return bad("train_command must be a list (an argv)");
       for (const auto& a : y["train_command"]) out->train_command.push_back(a.as<std::string>());
     }
     if (out->per_device_batch_size < 1 || out->max_target_length < 1 || out->steps < 1 || out->gpus_per_node < 1)
-      return Status(Errc::kInvalid, out->file.string() + ": per_device_batch_size, max_target_length, steps and gpus_per_node must be >= 1");
+      return bad("per_device_batch_size, max_target_length, steps and gpus_per_node must be >= 1");
   } catch (const YAML::Exception& e) {
-    return Status(Errc::kInvalid, out->file.string() + ": " + e.what());
+    return bad(e.what());
   }
   const fs::path env = dir / (name + ".env");
   std::error_code ec;

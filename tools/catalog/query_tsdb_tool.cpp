@@ -237,7 +237,8 @@ void FillFromMode(const JobFiles& job, const QueryTsdbInput& in, const ModeResul
 
 // The job's window on a shared store: the arguments', else the span of the job's log
 // (its first and last time-stamped lines).
-std::optional<TsdbWindow> RemoteWindow(const JobFiles& job, const QueryTsdbInput& in, std::string* from) {
+std::optional<TsdbWindow> RemoteWindow(const JobFiles& job, const QueryTsdbInput& in, SchedulerAnswer& scheduler,
+                                       std::string* from) {
   auto start = ParseTime(in.start, "start"), end = ParseTime(in.end, "end"), at = ParseTime(in.time, "time");
   if (start && end) {
     *from = "arguments";
@@ -254,7 +255,7 @@ std::optional<TsdbWindow> RemoteWindow(const JobFiles& job, const QueryTsdbInput
     }
   }
   // A log without time stamps: when the scheduler ran the job (to now while it runs).
-  if (SchedulerJob s = AskScheduler(job); s.start) {
+  if (const SchedulerJob& s = scheduler.Get(); s.start) {
     *from = "scheduler";
     const double now = static_cast<double>(std::time(nullptr));
     return TsdbWindow{start.value_or(*s.start), end.value_or(s.end.value_or(now))};
@@ -276,8 +277,8 @@ std::string ShortHostName(const std::string& h) {
 // On a shared store, the answer's hosts are the job's own nodes that report there: found in
 // its log (Slurm node list, NCCL line prefixes) or through the scheduler. When none are
 // found, the store's hosts stay, and a note says they are not narrowed.
-void NarrowToJobHosts(const JobFiles& job, TsdbContext& ctx, QueryAnswer* out) {
-  const JobHosts mine = FindJobHosts(job);
+void NarrowToJobHosts(const JobFiles& job, SchedulerAnswer& scheduler, TsdbContext& ctx, QueryAnswer* out) {
+  const JobHosts mine = FindJobHosts(job, scheduler);
   if (mine.hosts.empty()) {
     if (!out->hosts.empty())
       out->notes.push_back("hosts: every host reporting on this store in the window, not narrowed to the job's nodes "
@@ -311,7 +312,8 @@ QueryAnswer RemoteQueryAnswer(const JobFiles& job, const QueryTsdbInput& in, con
                                 "labels, which mt does not do yet; use mode discover or promql with the job's hosts in "
                                 "the query, or the job's own TSDB (no source)");
   std::string from;
-  std::optional<TsdbWindow> window = RemoteWindow(job, in, &from);
+  SchedulerAnswer scheduler(job);   // the window and the hosts may both need it: asked once
+  std::optional<TsdbWindow> window = RemoteWindow(job, in, scheduler, &from);
   if (!window)
     throw std::invalid_argument("source: the job's log has no time stamps and the scheduler does not know when it ran, so "
                                 "nothing places it on the store's time axis; give start and end (ISO-8601 or Unix seconds)");
@@ -324,7 +326,7 @@ QueryAnswer RemoteQueryAnswer(const JobFiles& job, const QueryTsdbInput& in, con
   FillFromMode(job, in, RunMode(ctx, in.mode, plan, triage, &out), ctx, &out);
   out.tsdb = QueryTsdbInfo{"remote", IsoTime(window->start), IsoTime(window->end), 0,
                            "metrics source '" + src.name + "' at " + client.shown_url(), from, std::nullopt};
-  NarrowToJobHosts(job, ctx, &out);
+  NarrowToJobHosts(job, scheduler, ctx, &out);
   if (stats) *stats = {{"queries", ctx.queries()}, {"raw_bytes", client.bytes_received()}, {"prometheus_started", false}};
   return out;
 }

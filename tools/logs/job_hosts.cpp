@@ -38,9 +38,9 @@ std::string Head(const std::filesystem::path& file) {
 
 void SetScheduler(Scheduler scheduler) { Installed() = std::move(scheduler); }
 
-SchedulerJob AskScheduler(const JobFiles& job) {
-  if (!Installed() || job.id.empty()) return {};
-  return Installed()(job.id);
+const SchedulerJob& SchedulerAnswer::Get() {
+  if (!answer_) answer_ = Installed() && !job_.id.empty() ? Installed()(job_.id) : SchedulerJob{};
+  return *answer_;
 }
 
 std::vector<std::string> NodelistInText(std::string_view text) {
@@ -72,11 +72,11 @@ std::vector<std::string> HostsInNcclPrefixes(std::string_view text) {
   return Sorted(std::move(hosts));
 }
 
-JobHosts FindJobHosts(const JobFiles& job) {
+JobHosts FindJobHosts(const JobFiles& job, SchedulerAnswer& scheduler) {
   std::string text = Head(job.log);
   if (!job.err_log.empty()) text += Head(job.err_log);
   if (auto hosts = NodelistInText(text); !hosts.empty()) return {hosts, "job log: its Slurm node list"};
-  if (SchedulerJob s = AskScheduler(job); !s.hosts.empty()) return {Sorted({s.hosts.begin(), s.hosts.end()}), s.source};
+  if (const SchedulerJob& s = scheduler.Get(); !s.hosts.empty()) return {Sorted({s.hosts.begin(), s.hosts.end()}), s.source};
   if (auto hosts = HostsInNcclPrefixes(text); !hosts.empty()) return {hosts, "job log: host names of its NCCL/RCCL lines"};
   return {};
 }

@@ -28,12 +28,22 @@ struct SchedulerJob {
 };
 using Scheduler = std::function<SchedulerJob(const std::string& job_id)>;
 void SetScheduler(Scheduler scheduler);
-// What the installed scheduler says of a job (nothing without one, or for a job without an id).
-SchedulerJob AskScheduler(const JobFiles& job);
+// What the installed scheduler says of one job, asked at most once (an ask may take seconds:
+// scontrol, then sacct, each bounded): nothing without a scheduler or for a job without an id.
+class SchedulerAnswer {
+ public:
+  explicit SchedulerAnswer(const JobFiles& job) : job_(job) {}
+  const SchedulerJob& Get();
+
+ private:
+  const JobFiles& job_;
+  std::optional<SchedulerJob> answer_;
+};
 
 // Reads at most the first 4 MiB of the job's log (and its separate stderr), confined to the
-// log's directory; never throws for a missing or unreadable log (no hosts, then).
-JobHosts FindJobHosts(const JobFiles& job);
+// log's directory; never throws for a missing or unreadable log (no hosts, then). The
+// scheduler is asked only when the log names no node list.
+JobHosts FindJobHosts(const JobFiles& job, SchedulerAnswer& scheduler);
 
 // The parts, for tests: a `SLURM_JOB_NODELIST=`/`SLURM_NODELIST=`/`JOB_NODELIST=` value
 // expanded, and the NCCL/RCCL line prefixes' host names, in a text.

@@ -4,10 +4,8 @@
 
 namespace mt::tools {
 
-std::vector<ExporterInStore> FindExportersInStore(const PrometheusClient& client, double start, double end) {
-  std::vector<std::string> names;
-  for (const auto& n : client.LabelValues("__name__"))
-    if (n.is_string()) names.push_back(n.get<std::string>());
+std::vector<ExporterInStore> FindExportersInStore(const PrometheusClient& client, const std::vector<std::string>& names,
+                                                  double start, double end) {
   std::vector<ExporterInStore> out;
   for (auto& d : DetectExporters(names)) {
     ExporterInStore e;

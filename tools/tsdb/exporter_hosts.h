@@ -16,8 +16,10 @@ struct ExporterInStore {
   std::vector<std::string> hosts;    // sorted, unique; instance values without their port
 };
 
-// Detects the exporters from the store's metric names, then reads the host of every series
-// of one detect metric per exporter in [start, end]: two queries per exporter.
-std::vector<ExporterInStore> FindExportersInStore(const PrometheusClient& client, double start, double end);
+// Detects the exporters from the store's metric names (label values of __name__), then reads
+// the host of every series of one detect metric per exporter in [start, end]: one query per
+// exporter.
+std::vector<ExporterInStore> FindExportersInStore(const PrometheusClient& client, const std::vector<std::string>& names,
+                                                  double start, double end);
 
 }  // namespace mt::tools

@@ -55,10 +55,20 @@ std::map<std::string, SeriesStats> TsdbContext::PerHostRange(const std::string& 
   return out;
 }
 
+const std::vector<std::string>& TsdbContext::MetricNames() {
+  if (!names_) {
+    ++queries_;
+    names_.emplace();
+    for (const auto& n : client_.LabelValues("__name__"))
+      if (n.is_string()) names_->push_back(n.get<std::string>());
+  }
+  return *names_;
+}
+
 const std::vector<ExporterInStore>& TsdbContext::Exporters() {
   if (!exporters_) {
-    exporters_ = FindExportersInStore(client_, data_.start, data_.end);
-    queries_ += 1 + static_cast<int>(exporters_->size());
+    exporters_ = FindExportersInStore(client_, MetricNames(), data_.start, data_.end);
+    queries_ += static_cast<int>(exporters_->size());
   }
   return *exporters_;
 }

@@ -55,6 +55,8 @@ class TsdbContext {
   // Hosts present in the TSDB (label `host` of `up`, else of any series, else the hosts the
   // third-party exporters report: a central store has no `host` label of ours).
   const std::vector<std::string>& Hosts();
+  // Every metric name in the store (label values of __name__), read once.
+  const std::vector<std::string>& MetricNames();
   // The third-party exporters feeding the store (dcgm-exporter, AMD, node_exporter), with
   // their families and hosts over the data range.
   const std::vector<ExporterInStore>& Exporters();
@@ -74,6 +76,7 @@ class TsdbContext {
   mcp::CallContext* call_;
   int queries_ = 0;
   std::optional<std::vector<std::string>> hosts_;
+  std::optional<std::vector<std::string>> names_;
   std::optional<std::vector<ExporterInStore>> exporters_;
   std::optional<std::vector<TsdbPoint>> steps_;
 };

@@ -42,10 +42,9 @@ Json ExportersJson(TsdbContext& tsdb, std::string* clause) {
 ModeResult RunDiscover(TsdbContext& tsdb, const Json& triage) {
   ModeResult r;
   r.window = tsdb.data();
-  Json names = tsdb.client().LabelValues("__name__");
+  const std::vector<std::string>& names = tsdb.MetricNames();
   std::map<std::string, std::vector<std::string>> families;
-  for (const auto& n : names) {
-    std::string name = n.get<std::string>();
+  for (const std::string& name : names) {
     std::string fam = "other";
     for (const auto& p : Prefixes())
       if (name.rfind(p, 0) == 0) {

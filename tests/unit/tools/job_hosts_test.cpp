@@ -59,6 +59,11 @@ class JobHostsFiles : public ::testing::Test {
     std::ofstream(j.log) << text;
     return j;
   }
+  // Each call its own scheduler answer, as each query_tsdb call has.
+  static JobHosts Find(const JobFiles& j) {
+    SchedulerAnswer scheduler(j);
+    return FindJobHosts(j, scheduler);
+  }
   fs::path dir_;
 };
 
@@ -68,28 +73,45 @@ TEST_F(JobHostsFiles, LogNodelistThenSchedulerThenNcclLines) {
     return id == "102" ? SchedulerJob{{"node9", "node7", "node8"}, 1.7e9, std::nullopt, "slurm: scontrol show job"}
                        : SchedulerJob{};
   });
-  JobHosts h = FindJobHosts(Job("SLURM_JOB_NODELIST=node[1-2]\n" + nccl));
+  JobHosts h = Find(Job("SLURM_JOB_NODELIST=node[1-2]\n" + nccl));
   EXPECT_THAT(h.hosts, ElementsAre("node1", "node2"));
   EXPECT_EQ(h.found_by, "job log: its Slurm node list");
-  h = FindJobHosts(Job(nccl));
+  h = Find(Job(nccl));
   EXPECT_THAT(h.hosts, ElementsAre("node7", "node8", "node9"));
   EXPECT_EQ(h.found_by, "slurm: scontrol show job");
   SetScheduler(nullptr);
-  h = FindJobHosts(Job(nccl));
+  h = Find(Job(nccl));
   EXPECT_THAT(h.hosts, ElementsAre("node7", "node8"));
   EXPECT_EQ(h.found_by, "job log: host names of its NCCL/RCCL lines");
-  h = FindJobHosts(Job("step 1 loss 2.0\n"));
+  h = Find(Job("step 1 loss 2.0\n"));
   EXPECT_THAT(h.hosts, IsEmpty());
   EXPECT_EQ(h.found_by, "");
+}
+
+TEST_F(JobHostsFiles, TheSchedulerIsAskedOnlyWhenNeededAndOnce) {
+  int asked = 0;
+  SetScheduler([&asked](const std::string&) {
+    ++asked;
+    return SchedulerJob{{"node1"}, 1.7e9, std::nullopt, "slurm: sacct"};
+  });
+  const JobFiles listed = Job("SLURM_JOB_NODELIST=node[1-2]\n");
+  SchedulerAnswer a(listed);
+  EXPECT_THAT(FindJobHosts(listed, a).hosts, ElementsAre("node1", "node2"));
+  EXPECT_EQ(asked, 0);   // the log names the nodes
+  const JobFiles bare = Job("step 1\n");
+  SchedulerAnswer b(bare);
+  EXPECT_THAT(FindJobHosts(bare, b).hosts, ElementsAre("node1"));
+  EXPECT_EQ(b.Get().start, 1.7e9);   // the window's question, answered by the same ask
+  EXPECT_EQ(asked, 1);
 }
 
 TEST_F(JobHostsFiles, AMissingOrSpecialLogGivesNoHosts) {
   JobFiles j;
   j.log = dir_ / "absent.out";
-  EXPECT_THAT(FindJobHosts(j).hosts, IsEmpty());
+  EXPECT_THAT(Find(j).hosts, IsEmpty());
   j.log = dir_ / "fifo.out";
   ASSERT_EQ(::mkfifo(j.log.c_str(), 0600), 0);
-  EXPECT_THAT(FindJobHosts(j).hosts, IsEmpty());   // never opened for reading: no hang
+  EXPECT_THAT(Find(j).hosts, IsEmpty());   // never opened for reading: no hang
 }
 
 }  // namespace
