@@ -65,13 +65,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# free loopback ports, all distinct (held together while chosen)
-free_ports() {
-  "$PY" -c 'import socket,sys
-s=[socket.socket() for _ in range(int(sys.argv[1]))]
-[x.bind(("127.0.0.1",0)) for x in s]
-print(" ".join(str(x.getsockname()[1]) for x in s))' "$1"
-}
+# free loopback ports, all distinct, below the ephemeral range (tests/lib/free_ports.py says why)
+free_ports() { "$PY" "$HERE/../lib/free_ports.py" "$1"; }
 
 # ---- the lab's Slurm: memory is a consumable, enforced resource (SLURM_TEST_MEMLIMIT=1) -------------
 read -r CTL D <<<"$(free_ports 2)"

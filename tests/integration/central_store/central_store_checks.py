@@ -28,7 +28,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -76,12 +75,8 @@ def phase(name):
     print(f"---- {name} ({time.time() - T_START:.1f} s)", flush=True)
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib"))
+from free_ports import free_port  # noqa: E402  (below the ephemeral range: see there why)
 
 
 def start(name, cmd, daemon=True):

@@ -8,7 +8,7 @@ FIXTURES=$2
 source "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+free_port() { python3 "$(dirname "$0")/../../lib/free_ports.py" 1; }   # below the ephemeral range
 
 JOB="$WORK/outputs/9001-JAX-llama2-70b"
 mkdir -p "$JOB/llama2-70b/tensorboard"

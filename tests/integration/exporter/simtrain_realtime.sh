@@ -9,7 +9,7 @@ SIMTRAIN=$2
 SCENARIO=$3
 source "$(dirname "$0")/lib.sh"
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+free_port() { python3 "$(dirname "$0")/../../lib/free_ports.py" 1; }   # below the ephemeral range
 
 ROOT="$WORK/root"; JOB="$WORK/job"
 mkdir -p "$ROOT" "$JOB"

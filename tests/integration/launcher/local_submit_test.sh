@@ -8,6 +8,7 @@
 # Usage: local_submit_test.sh MT MODELS_FIXTURE_DIR
 set -uo pipefail
 MT=${1:?mt}; FIXMODELS=${2:?fixture models dir}
+LIB=$(cd "$(dirname "$0")/../../lib" && pwd)
 T=$(mktemp -d /tmp/mt-local-test.XXXXXX)
 PIDS=()
 cleanup() {
@@ -21,18 +22,8 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 WS=$T/ws; mkdir -p "$WS"; cd "$T"
-free_ports() { python3 -c 'import socket,sys
-n=int(sys.argv[1])
-for _ in range(200):
-    s=socket.socket(); s.bind(("127.0.0.1",0)); b=s.getsockname()[1]; s.close()
-    if b+n>65000: continue
-    ok=True
-    for p in range(b,b+n):
-        t=socket.socket()
-        try: t.bind(("127.0.0.1",p))
-        except OSError: ok=False
-        t.close()
-    if ok: print(b); break' "$1"; }
+# the first of $1 consecutive free ports (tests/lib/free_ports.py: below the ephemeral range)
+free_ports() { python3 "$LIB/free_ports.py" "$1" --block | cut -d" " -f1; }
 snapshot() { ls -A "$WS" "$WS/.artifacts" 2>/dev/null | sort | md5sum; }
 expect_error() {  # expect_error PATTERN mt-args...   (rc 1, message, nothing written)
   local pat=$1; shift; local before; before=$(snapshot)
@@ -92,7 +83,7 @@ assert p["submit_argv"][1] == "run" and p["submit_argv"][2].endswith("/plan.json
 PY
 
 # ---- an observed run -----------------------------------------------------------------------------
-EP=$(free_ports 2); PP=$(free_ports 10)
+B=$(free_ports 12); EP=$B; PP=$((B + 2))   # one block, so the two ranges cannot overlap
 "$MT" submit llama2-70b -N 2 --observe --exporter-port "$EP" --prometheus-ports "$PP-$((PP+9))" --scrape-interval 2 \
   --workspace "$WS" --yes --json -- steps=50 _env_SIM_STEP_SECONDS=0.5 > sub.json || fail "observed submit"
 J=$(python3 -c 'import json; print(json.load(open("sub.json"))["job_id"])')
@@ -126,7 +117,14 @@ q() {  # q PROMQL -> the first sample's value; fails the test when Prometheus do
 }
 positive() { python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 0 else 1)' "$1"; }
 positive "$(q 'count({__name__=~"hw_.+"})')" || fail "no hw_* series in the TSDB"
-positive "$(q 'count(hw_gpu_power_watts{host="node002"})')" || fail "no hw_gpu_power_watts for node002"
+observers() {  # what the job said about its exporters and Prometheus, for a failure message
+  grep -E "\[(Exporter|Prometheus)\]" "$L" | tail -n 8
+  for f in "$D"/metrics_exporter/*.log; do echo "-- $f"; tail -n 5 "$f"; done
+}
+# Over a range, not at NOW: task 1 ends (and stops its exporter) a moment before task 0's
+# Prometheus does, so the last scrape of node002 fails and Prometheus writes staleness markers
+# for all its series; an instant query after the job then rightly finds none of them.
+positive "$(q 'count(max_over_time(hw_gpu_power_watts{host="node002"}[10m]))')" || fail "no hw_gpu_power_watts for node002 (exporter ports $EP-$((EP+1))): $(observers)"
 last=$(q 'max(max_over_time(tb_step[10m]))')
 python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) >= 10 else 1)' "$last" || fail "tb_step not in the TSDB (got $last)"
 kill "${PIDS[-1]}"; unset 'PIDS[-1]'

@@ -21,11 +21,8 @@ import time
 MT, WS, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 
 
-def free_port():
-    """A loopback port nothing listens on now (the kernel's choice, so parallel tests never collide)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "lib"))
+from free_ports import free_port  # noqa: E402  (below the ephemeral range: see there why)
 
 
 PORT = free_port()   # the TLS Prometheus
