@@ -38,7 +38,7 @@ void Bound(Json& out, size_t max_tokens) {
 }  // namespace
 
 CompareAnswer CompareFor(const std::filesystem::path& workspace, const CompareJobsInput& in, TsdbManager& manager,
-                         mcp::CallContext* call) {
+                         const std::vector<MetricsSource>& sources, mcp::CallContext* call) {
   Workspace ws(workspace);
   std::vector<JobFiles> jobs;
   for (const auto& j : in.jobs) jobs.push_back(ws.Resolve(j));
@@ -47,6 +47,7 @@ CompareAnswer CompareFor(const std::filesystem::path& workspace, const CompareJo
   o.use_tsdb = in.tsdb;
   o.now = in.now.value_or("");
   o.max_metrics = in.detail == "full" ? 60 : 10;
+  if (in.source) o.source = &FindMetricsSource(sources, *in.source);
   return CompareJobs(ws, jobs, o, &manager, call);
 }
 
@@ -56,13 +57,13 @@ std::string BoundCompareAnswer(const CompareJobsInput& in, Json& out) {
 }
 
 Json CompareJobsStructured(const std::filesystem::path& workspace, const CompareJobsInput& in, TsdbManager& manager,
-                           mcp::CallContext* call) {
-  Json out = mcp::Encode(CompareFor(workspace, in, manager, call));
+                           const std::vector<MetricsSource>& sources, mcp::CallContext* call) {
+  Json out = mcp::Encode(CompareFor(workspace, in, manager, sources, call));
   BoundCompareAnswer(in, out);
   return out;
 }
 
-mcp::Tool CompareJobsTool(const std::filesystem::path& workspace, TsdbManager& manager) {
+mcp::Tool CompareJobsTool(const std::filesystem::path& workspace, TsdbManager& manager, std::vector<MetricsSource> sources) {
   TsdbManager* m = &manager;
   return mcp::MakeTypedTool<CompareJobsInput, CompareAnswer>(
       {.name = "compare_jobs",
@@ -73,12 +74,14 @@ mcp::Tool CompareJobsTool(const std::filesystem::path& workspace, TsdbManager& m
        // that negotiated the Tasks extension get a task to poll instead of a request that
        // may time out.
        .task_support = mcp::TaskSupport::kOptional},
-      [workspace, m](const CompareJobsInput& in, mcp::CallContext& ctx) { return CompareFor(workspace, in, *m, &ctx); },
+      [workspace, m, sources = std::move(sources)](const CompareJobsInput& in, mcp::CallContext& ctx) {
+        return CompareFor(workspace, in, *m, sources, &ctx);
+      },
       BoundCompareAnswer);
 }
 
 void RegisterCompareJobs(mcp::Registry& registry, const ProductOptions& options) {
-  registry.AddTool(CompareJobsTool(options.workspace, DefaultTsdbManager()));
+  registry.AddTool(CompareJobsTool(options.workspace, DefaultTsdbManager(), options.metrics_sources));
 }
 
 }  // namespace mt::tools

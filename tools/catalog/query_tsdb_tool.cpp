@@ -14,6 +14,7 @@
 #include "tools/tsdb/prometheus_client.h"
 #include "tools/catalog/triage_log_tool.h"
 #include "tools/logs/job_hosts.h"
+#include "tools/shared_store/job_on_store.h"
 #include "tools/logs/scan_cache.h"
 #include "tools/tsdb/tsdb_attribution.h"
 #include "tools/tsdb/tsdb_modes.h"
@@ -235,85 +236,46 @@ void FillFromMode(const JobFiles& job, const QueryTsdbInput& in, const ModeResul
   out->queries = ctx.queries();
 }
 
-// The job's window on a shared store: the arguments', else the span of the job's log
-// (its first and last time-stamped lines).
-std::optional<TsdbWindow> RemoteWindow(const JobFiles& job, const QueryTsdbInput& in, SchedulerAnswer& scheduler,
-                                       std::string* from) {
-  auto start = ParseTime(in.start, "start"), end = ParseTime(in.end, "end"), at = ParseTime(in.time, "time");
-  if (start && end) {
-    *from = "arguments";
-    return TsdbWindow{*start, *end};
+// playbook auto on a shared store: the attribution (family, culprits, the checks with the
+// concrete series each read). The named playbooks read mt's own metric names, so their
+// findings are not run here; the answer says which one to run where.
+ModeResult RemoteAttribution(TsdbContext& ctx, const Json& triage, QueryAnswer* answer) {
+  Attribution a = Attribute(ctx, triage);
+  auto choice = ChooseAutoPlaybook(a, triage.is_object() ? triage.value("class", "") : "");
+  AddAttribution(a, ctx, answer);
+  answer->attribution->playbook_chosen_because = choice.because;
+  ModeResult r;
+  r.window = ctx.data();
+  std::string culprits;
+  for (size_t i = 0; i < a.culprits.size() && i < 8; ++i) culprits += (i ? ", " : "") + a.culprits[i].host;
+  if (a.culprits.size() > 8) culprits += ", …";
+  r.verdict = a.family + (culprits.empty() ? "" : " on " + culprits) + ": " + a.why;
+  for (const auto& c : a.checks) {
+    Json evidence = {{"signal", c.signal}, {"hosts", c.hosts}};
+    if (!c.missing.empty()) evidence["missing"] = c.missing;
+    r.findings.push_back({{"rule", "attribution: " + c.family}, {"verdict", c.verdict}, {"evidence", std::move(evidence)}});
   }
-  if (!job.log.empty()) {
-    auto scan = ScanCache::Shared().Get(job.log).data;
-    const LogScan& s = scan->scan;
-    const int64_t last = s.tail_time != kNoTime ? s.tail_time : s.last_time;
-    if (s.first_time != kNoTime && last != kNoTime && last > s.first_time) {
-      *from = "job log";
-      return TsdbWindow{static_cast<double>(start.value_or(static_cast<double>(s.first_time))),
-                        static_cast<double>(end.value_or(static_cast<double>(last)))};
-    }
-  }
-  // A log without time stamps: when the scheduler ran the job (to now while it runs).
-  if (const SchedulerJob& s = scheduler.Get(); s.start) {
-    *from = "scheduler";
-    const double now = static_cast<double>(std::time(nullptr));
-    return TsdbWindow{start.value_or(*s.start), end.value_or(s.end.value_or(now))};
-  }
-  if (at) {
-    *from = "arguments";
-    return TsdbWindow{*at - 3600, *at};
-  }
-  return std::nullopt;
-}
-
-// A store host's name as a job's node list writes it: "gpu-node-01.cluster.local" →
-// "gpu-node-01"; addresses stay whole.
-std::string ShortHostName(const std::string& h) {
-  const bool has_letter = std::any_of(h.begin(), h.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
-  return has_letter && h.find(':') == std::string::npos ? h.substr(0, h.find('.')) : h;
-}
-
-// On a shared store, the answer's hosts are the job's own nodes that report there: found in
-// its log (Slurm node list, NCCL line prefixes) or through the scheduler. When none are
-// found, the store's hosts stay, and a note says they are not narrowed.
-void NarrowToJobHosts(const JobFiles& job, SchedulerAnswer& scheduler, TsdbContext& ctx, QueryAnswer* out) {
-  const JobHosts mine = FindJobHosts(job, scheduler);
-  if (mine.hosts.empty()) {
-    if (!out->hosts.empty())
-      out->notes.push_back("hosts: every host reporting on this store in the window, not narrowed to the job's nodes "
-                           "(its log names none — no SLURM_JOB_NODELIST, no NCCL lines — and the scheduler knows none)");
-    return;
-  }
-  std::map<std::string, std::string> store;   // short name → the store's name
-  for (const auto& h : ctx.Hosts()) store.emplace(ShortHostName(h), h);
-  std::vector<std::string> found, absent;
-  for (const auto& h : mine.hosts) {
-    auto it = store.find(ShortHostName(h));
-    (it == store.end() ? absent : found).push_back(it == store.end() ? h : it->second);
-  }
-  out->hosts.assign(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(found.size(), 64)));
-  out->hosts_total = found.size() > 64 ? std::optional<int64_t>(static_cast<int64_t>(found.size())) : std::nullopt;
-  out->tsdb.hosts_source = mine.found_by;
-  std::string note = "hosts: the job's " + std::to_string(mine.hosts.size()) + " node(s) (" + mine.found_by + "), " +
-                     std::to_string(found.size()) + " of them reporting on this store";
-  for (size_t i = 0; i < absent.size() && i < 8; ++i) note += (i ? ", " : "; absent: ") + absent[i];
-  if (absent.size() > 8) note += ", …";
-  out->notes.push_back(note);
+  r.notes.push_back("store vocabulary: " + ctx.Signals().vocabulary + "; the " + choice.playbook +
+                    " playbook's own findings read mt's metric names: run it on the job's TSDB, or query the series "
+                    "named in attribution.checks with mode promql");
+  return r;
 }
 
 // query_tsdb on a configured Prometheus-compatible endpoint. Discover and promql read the
-// store as it is; playbooks and correlate need the job's hosts mapped onto the store's
-// labels, which is not done yet, so they are refused with what to do instead.
+// store as it is; the other modes see only the job's hosts, with its steps placed in time by
+// its log. On a store of third-party exporters, playbook auto attributes through their names
+// (store_signals.h); correlate and the named playbooks read mt's own names and are refused
+// there with what to do instead.
 QueryAnswer RemoteQueryAnswer(const JobFiles& job, const QueryTsdbInput& in, const MetricsSource& src, mcp::CallContext* call,
                               Json* stats) {
-  if (in.mode != "discover" && in.mode != "promql")
-    throw std::invalid_argument("source: mode " + in.mode + " on a shared store needs the job's hosts mapped onto the store's "
-                                "labels, which mt does not do yet; use mode discover or promql with the job's hosts in "
-                                "the query, or the job's own TSDB (no source)");
+  // Everything but discover and promql reads per-job behaviour: the job's hosts and step
+  // times are placed on the store first.
+  const bool job_mode = in.mode == "playbook" || in.mode == "correlate";
+  const bool auto_playbook = in.mode == "playbook" && in.playbook.value_or("auto") == "auto";
   std::string from;
   SchedulerAnswer scheduler(job);   // the window and the hosts may both need it: asked once
-  std::optional<TsdbWindow> window = RemoteWindow(job, in, scheduler, &from);
+  std::optional<TsdbWindow> window =
+      StoreWindow(job, ParseTime(in.start, "start"), ParseTime(in.end, "end"), ParseTime(in.time, "time"), scheduler, &from);
   if (!window)
     throw std::invalid_argument("source: the job's log has no time stamps and the scheduler does not know when it ran, so "
                                 "nothing places it on the store's time axis; give start and end (ISO-8601 or Unix seconds)");
@@ -322,11 +284,42 @@ QueryAnswer RemoteQueryAnswer(const JobFiles& job, const QueryTsdbInput& in, con
   PrometheusClient client(src.url, ClientOptionsFor(src));
   TsdbContext ctx(client, *window, call);
   QueryAnswer out;
-  const Json triage = in.mode == "discover" ? TriageForQuery(job, in, TsdbLayout{}, *window) : Json();
-  FillFromMode(job, in, RunMode(ctx, in.mode, plan, triage, &out), ctx, &out);
+  Json triage;
+  if (in.mode != "promql" && !job.log.empty()) {
+    Json targs = Json::object();
+    targs["now"] = in.now ? *in.now : FormatIso8601(static_cast<int64_t>(window->end));
+    try {
+      triage = TriageLogStructured(job, targs);
+    } catch (const std::invalid_argument&) {
+      throw;
+    } catch (const std::exception&) {
+      triage = Json();   // an unreadable log costs the symptom, not the answer
+    }
+  }
+  const JobHostsOnStore hosts = MatchJobHosts(job, scheduler, ctx);
+  std::vector<std::string> notes;
+  ModeResult r;
+  if (job_mode) {
+    if (!hosts.found.empty()) ctx.RestrictHosts(hosts.found);
+    SetStepClockFromLog(job, *window, from, scheduler, ctx, &notes);
+  }
+  if (!job_mode || ctx.Signals().vocabulary == "mt") {
+    // discover, promql; or a store with our own names (per-job TSDBs gathered centrally):
+    // every mode as on the job's own TSDB
+    r = RunMode(ctx, in.mode, plan, triage, &out);
+  } else if (auto_playbook) {
+    r = RemoteAttribution(ctx, triage, &out);
+  } else {
+    throw std::invalid_argument("source: mode " + in.mode + (in.playbook ? " " + *in.playbook : "") +
+                                " reads mt's own metric names (hw_*), which this store does not have (its exporters' names "
+                                "are read by playbook auto); use playbook auto, discover or promql on the series "
+                                "attribution.checks name, or the job's own TSDB (no source)");
+  }
+  FillFromMode(job, in, r, ctx, &out);
   out.tsdb = QueryTsdbInfo{"remote", IsoTime(window->start), IsoTime(window->end), 0,
                            "metrics source '" + src.name + "' at " + client.shown_url(), from, std::nullopt};
-  NarrowToJobHosts(job, scheduler, ctx, &out);
+  ApplyJobHosts(hosts, &out);
+  out.notes.insert(out.notes.end(), notes.begin(), notes.end());
   if (stats) *stats = {{"queries", ctx.queries()}, {"raw_bytes", client.bytes_received()}, {"prometheus_started", false}};
   return out;
 }

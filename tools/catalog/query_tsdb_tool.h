@@ -62,7 +62,8 @@ struct QueryTsdbInput {
        .max_length = 40});
     f("source", &QueryTsdbInput::source,
       {.description = "a metrics source configured in mt.yaml (metrics.sources: a central Prometheus, Thanos, Mimir, "
-                      "VictoriaMetrics) instead of the job's own TSDB; modes discover and promql",
+                      "VictoriaMetrics) instead of the job's own TSDB; modes discover, promql and playbook auto (attribution "
+                      "through the exporters' own metric names)",
        .min_length = 1, .max_length = 128});
     f("detail", &QueryTsdbInput::detail,
       {.description = "full: up to 20,000 tokens instead of 2,000", .one_of = {"summary", "full"}, .default_value = "summary"});

@@ -13,12 +13,13 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: mt compare A B [C…] [--workspace DIR] [--config FILE] [--warmup-steps N] [--no-tsdb] [--now ISO-8601]\n"
-    "                  [--detail summary|full] [--json]";
+    "                  [--detail summary|full] [--source NAME] [--json]\n"
+    "  --source: a metrics source of mt.yaml (metrics.sources) holding both jobs' hosts, instead of their own TSDBs";
 
 }  // namespace
 
 int RunCompare(const std::vector<std::string>& args) {
-  Flags flags(args, {"workspace", "config", "warmup-steps", "now", "detail"}, {"json", "no-tsdb"});
+  Flags flags(args, {"workspace", "config", "warmup-steps", "now", "detail", "source"}, {"json", "no-tsdb"});
   if (!flags.ok() || flags.positional().size() < 2 || flags.positional().size() > 8) {
     std::cerr << "mt compare: " << (flags.ok() ? "expected 2 to 8 jobs" : flags.error()) << "\n" << kUsage << "\n";
     return kExitUsage;
@@ -29,13 +30,13 @@ int RunCompare(const std::vector<std::string>& args) {
     std::cerr << "mt compare: --warmup-steps takes a whole number (0-100000)\n" << kUsage << "\n";
     return kExitUsage;
   }
-  for (const char* f : {"detail", "now"}) CopyStringFlag(flags, f, a, f);
+  for (const char* f : {"detail", "now", "source"}) CopyStringFlag(flags, f, a, f);
   if (flags.has("no-tsdb")) a["tsdb"] = false;
   try {
     Config config = ResolveConfig(flags.value("config"), flags.value("workspace"));
     Json out = CompareJobsStructured(
         config.workspace, ValidatedInput<CompareJobsInput>(CompareJobsTool(config.workspace, DefaultTsdbManager()), a),
-        DefaultTsdbManager(), nullptr);
+        DefaultTsdbManager(), config.metrics_sources, nullptr);
     if (flags.has("json")) std::cout << out.dump() << "\n";
     else std::cout << CompareText(out) << "\n";
     return kExitOk;

@@ -203,7 +203,7 @@ struct SweepOutcome {
 
 void SweepTsdbs(const JobInfo& A, const JobInfo& B, const std::string& ida, const std::string& idb, const TgsComparison& tg,
                 const CompareOptions& opt, TsdbManager* manager, mcp::CallContext* call, SweepOutcome* out) {
-  if (!A.job->has_tsdb || !B.job->has_tsdb) {
+  if (!opt.source && (!A.job->has_tsdb || !B.job->has_tsdb)) {
     std::string who = !A.job->has_tsdb && !B.job->has_tsdb ? "neither job has a" : ("job " + (!A.job->has_tsdb ? ida : idb) + " has no");
     out->use.reason = who + " Prometheus TSDB (<job dir>/prometheus with blocks or a wal)";
     return;
@@ -217,8 +217,8 @@ void SweepTsdbs(const JobInfo& A, const JobInfo& B, const std::string& ida, cons
     return;
   }
   try {
-    ContentionSide xa{A.job, tg.first_step, tg.last_step, MayBeRunning(A.triage)};
-    ContentionSide xb{B.job, tg.first_step, tg.last_step, MayBeRunning(B.triage)};
+    ContentionSide xa{A.job, tg.first_step, tg.last_step, MayBeRunning(A.triage), opt.source};
+    ContentionSide xb{B.job, tg.first_step, tg.last_step, MayBeRunning(B.triage), opt.source};
     out->sweep = ContentionSweep(xa, xb, *manager, call);
     const ContentionSweepResult& sweep = out->sweep;
     out->use = CompareTsdbUse{true, std::nullopt, sweep.windows, static_cast<int64_t>(sweep.metrics.size()), sweep.queries,

@@ -12,6 +12,7 @@
 #include "mcp/json.h"
 #include "tools/compare/compare_answer.h"
 #include "tools/logs/log_scanner.h"
+#include "tools/tsdb/metrics_source.h"
 #include "tools/tsdb/tsdb_manager.h"
 #include "tools/logs/workspace.h"
 
@@ -26,6 +27,7 @@ struct CompareOptions {
   bool use_tsdb = true;      // false: logs only
   std::string now;           // ISO-8601 for triage; empty: the clock
   size_t max_metrics = 10;   // metrics[] rows in the answer (significant ones first)
+  const MetricsSource* source = nullptr;   // both jobs' metrics from this shared store, not their TSDBs
 };
 
 struct TgsComparison {

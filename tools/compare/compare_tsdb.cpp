@@ -11,6 +11,9 @@
 #include "tools/tsdb/tsdb_attribution.h"
 #include "tools/tsdb/tsdb_blocks.h"
 #include "tools/tsdb/tsdb_context.h"
+#include "tools/shared_store/job_on_store.h"
+#include "tools/tsdb/metrics_source.h"
+#include "tools/tsdb/store_signals.h"
 
 namespace mt::tools {
 namespace {
@@ -149,51 +152,104 @@ MetricComparison CompareHostValues(const std::string& metric, bool counter, cons
   return c;
 }
 
+namespace {
+
+// One job's side of the sweep: its store, its window and the metrics it has, each with the
+// per-host expression that reads it.
+struct Side {
+  const ContentionSide* in = nullptr;
+  std::optional<TsdbLease> lease;
+  std::unique_ptr<PrometheusClient> client;
+  std::unique_ptr<TsdbContext> ctx;
+  TsdbWindow w;
+  std::map<std::string, std::vector<std::string>> names;   // metric → host labels ({} = it has `host`)
+  std::set<std::string> cumulative;                        // exporter gauges that only grow
+};
+
+void OpenOwnTsdb(Side& s, TsdbManager& manager, mcp::CallContext* call) {
+  const JobFiles& job = *s.in->job;
+  if (job.dir.empty()) throw TsdbError(TsdbError::Code::kMissing, "job " + job.id + " has no job directory, so no TSDB");
+  TsdbLayout layout = ReadTsdbLayout(job.dir / "prometheus");
+  TsdbSource src;
+  src.tsdb_dir = job.dir / "prometheus";
+  src.job_running = s.in->running;
+  if (s.in->running && !job.log.empty()) src.live_port = LivePrometheusPort(job.log);
+  s.lease.emplace(manager.Acquire(src));
+  s.client = std::make_unique<PrometheusClient>(s.lease->url());
+  s.ctx = std::make_unique<TsdbContext>(*s.client, TsdbWindow{layout.min_ms / 1000.0, (layout.max_ms - 1) / 1000.0}, call);
+}
+
+// A shared store: the job's window, hosts and step times from its log and the scheduler.
+void OpenSharedStore(Side& s, mcp::CallContext* call, std::vector<std::string>* notes) {
+  const JobFiles& job = *s.in->job;
+  SchedulerAnswer scheduler(job);
+  std::string from;
+  auto window = StoreWindow(job, std::nullopt, std::nullopt, std::nullopt, scheduler, &from);
+  if (!window)
+    throw std::runtime_error("job " + job.id + ": its log has no time stamps and the scheduler does not know when it ran, "
+                             "so nothing places it on the store's time axis");
+  s.client = std::make_unique<PrometheusClient>(s.in->source->url, ClientOptionsFor(*s.in->source));
+  s.ctx = std::make_unique<TsdbContext>(*s.client, *window, call);
+  const JobHostsOnStore hosts = MatchJobHosts(job, scheduler, *s.ctx);
+  if (!hosts.found.empty()) s.ctx->RestrictHosts(hosts.found);
+  std::vector<std::string> mine{hosts.note};
+  SetStepClockFromLog(job, *window, from, scheduler, *s.ctx, &mine);
+  for (const auto& n : mine) notes->push_back("job " + job.id + ": " + n);
+}
+
+// The metrics a side compares: ours (hw_*, ray_node_*, tb_*), or every series of the
+// exporters' families on a shared store, read through the exporter's host label.
+void ListMetrics(Side& s) {
+  if (s.ctx->Signals().vocabulary == "mt" || s.ctx->Exporters().empty()) {
+    for (const auto& n : s.ctx->MetricNames())
+      if (Compared(n)) s.names.emplace(n, std::vector<std::string>{});
+    return;
+  }
+  for (const auto& e : s.ctx->Exporters()) {
+    const ExporterSpec* spec = nullptr;
+    for (const auto& x : ExporterCatalog())
+      if (x.id == e.exporter.id) spec = &x;
+    for (const auto& p : e.exporter.present)
+      for (const auto& n : p.series) {
+        s.names.emplace(n, e.exporter.host_labels);
+        if (spec)
+          for (const auto& f : spec->families)
+            if (f.name == p.family && f.cumulative) s.cumulative.insert(n);
+      }
+  }
+}
+
+}  // namespace
+
 ContentionSweepResult ContentionSweep(const ContentionSide& sa, const ContentionSide& sb, TsdbManager& manager, mcp::CallContext* call) {
   ContentionSweepResult r;
-  struct Side {
-    const ContentionSide* in;
-    TsdbLayout layout;
-    std::optional<TsdbLease> lease;
-    std::unique_ptr<PrometheusClient> client;
-    std::unique_ptr<TsdbContext> ctx;
-    TsdbWindow w;
-    std::set<std::string> names;
-  };
   Side sides[2];
   sides[0].in = &sa;
   sides[1].in = &sb;
   for (Side& s : sides) {
     const JobFiles& job = *s.in->job;
-    if (job.dir.empty()) throw TsdbError(TsdbError::Code::kMissing, "job " + job.id + " has no job directory, so no TSDB");
-    s.layout = ReadTsdbLayout(job.dir / "prometheus");
-    TsdbSource src;
-    src.tsdb_dir = job.dir / "prometheus";
-    src.job_running = s.in->running;
-    if (s.in->running && !job.log.empty()) src.live_port = LivePrometheusPort(job.log);
-    s.lease.emplace(manager.Acquire(src));
-    s.client = std::make_unique<PrometheusClient>(s.lease->url());
-    TsdbWindow data{s.layout.min_ms / 1000.0, (s.layout.max_ms - 1) / 1000.0};
-    s.ctx = std::make_unique<TsdbContext>(*s.client, data, call);
+    if (s.in->source) OpenSharedStore(s, call, &r.notes);
+    else OpenOwnTsdb(s, manager, call);
+    const TsdbWindow data = s.ctx->data();
     auto t0 = s.ctx->TimeOfStep(s.in->first_step), t1 = s.ctx->TimeOfStep(s.in->last_step);
     if (t0 && t1 && *t1 - *t0 >= 60) {
       s.w = {*t0, *t1};
     } else {
       s.w = data;
       r.notes.push_back("job " + job.id + ": steps " + std::to_string(s.in->first_step) + "–" + std::to_string(s.in->last_step) +
-                        " not found in tb_step; its whole TSDB range is used");
+                        " not placed in time (" + (s.in->source ? "its log's steps" : "tb_step") + "); the whole " +
+                        (s.in->source ? "window" : "TSDB range") + " is used");
     }
-    Json names = s.client->LabelValues("__name__");
-    for (const auto& n : names)
-      if (n.is_string() && Compared(n.get<std::string>())) s.names.insert(n.get<std::string>());
-    r.windows.push_back(SweepWindow{job.id, IsoTime(s.w.start), IsoTime(s.w.end), s.lease->source(), s.lease->started()});
+    ListMetrics(s);
+    r.windows.push_back(SweepWindow{job.id, IsoTime(s.w.start), IsoTime(s.w.end), s.lease ? s.lease->source() : "remote",
+                                    s.lease && s.lease->started()});
   }
   std::vector<std::string> metrics;
-  for (const auto& n : sides[0].names)
+  for (const auto& [n, labels] : sides[0].names)
     if (sides[1].names.count(n)) metrics.push_back(n);
   std::vector<std::string> only;
   for (int i = 0; i < 2; ++i)
-    for (const auto& n : sides[i].names)
+    for (const auto& [n, labels] : sides[i].names)
       if (!sides[1 - i].names.count(n)) only.push_back(n + " (only " + sides[i].in->job->id + ")");
   if (!only.empty()) {
     std::string s = "metrics in one TSDB only: ";
@@ -209,7 +265,7 @@ ContentionSweepResult ContentionSweep(const ContentionSide& sa, const Contention
       call->ReportProgress(static_cast<double>(done), static_cast<double>(metrics.size()), "comparing " + m);
     }
     ++done;
-    bool counter = EndsWith(m, "_total");
+    bool counter = EndsWith(m, "_total") || sides[0].cumulative.count(m);
     HostValues hv[2];
     for (int i = 0; i < 2; ++i) {
       Side& s = sides[i];
@@ -218,8 +274,10 @@ ContentionSweepResult ContentionSweep(const ContentionSide& sa, const Contention
       // minute. A difference between jobs is one that lasts a quarter of the window or
       // more (a phase of retransmits on a few hosts); a burst of a few minutes on one host
       // is not, though its mean over the window would be.
-      std::string expr = counter ? "sum by (host) (quantile_over_time(0.75, rate(" + m + "[5m])" + range.substr(0, range.size() - 1) + ":60s]))"
-                                 : "avg by (host) (quantile_over_time(0.5, " + m + range + "))";
+      std::string inner = counter ? "quantile_over_time(0.75, rate(" + m + "[5m])" + range.substr(0, range.size() - 1) + ":60s])"
+                                  : "quantile_over_time(0.5, " + m + range + ")";
+      const auto& labels = s.names.at(m);   // an exporter's series: its host label becomes `host`
+      std::string expr = (counter ? "sum by (host) (" : "avg by (host) (") + (labels.empty() ? inner : WithHostLabel(inner, labels)) + ")";
       for (const auto& [host, v] : s.ctx->PerHost(expr, s.w.end))
         if (std::isfinite(v)) hv[i].values.emplace_back(host, v);
     }

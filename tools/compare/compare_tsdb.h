@@ -24,6 +24,7 @@
 
 #include "mcp/json.h"
 #include "mcp/typed.h"
+#include "tools/tsdb/metrics_source.h"
 #include "tools/tsdb/tsdb_manager.h"
 #include "tools/logs/workspace.h"
 
@@ -60,18 +61,19 @@ struct ContentionSide {
   const JobFiles* job = nullptr;
   int64_t first_step = 0, last_step = 0;   // the steady overlapping range
   bool running = false;                    // triage says running or hang
+  const MetricsSource* source = nullptr;   // a shared store (mt.yaml metrics.sources) instead of its TSDB
 };
 
 // The time window a job's TSDB was read over, and where from.
 struct SweepWindow {
   std::string job, start, end;
-  std::string source;             // live | private copy
+  std::string source;             // live | private copy | remote
   bool prometheus_started = false;
   template <class F> static void Fields(F& f) {
     f("job", &SweepWindow::job);
     f("start", &SweepWindow::start);
     f("end", &SweepWindow::end);
-    f("source", &SweepWindow::source, {.one_of = {"live", "private copy"}});
+    f("source", &SweepWindow::source, {.one_of = {"live", "private copy", "remote"}});
     f("prometheus_started", &SweepWindow::prometheus_started, {.description = "this call started Prometheus"});
   }
 };

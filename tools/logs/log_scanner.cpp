@@ -605,8 +605,10 @@ void LogScanner::Impl::MergeRestOfScan(const Impl& b, uint64_t L) {
   scan.single_replica_restore |= b.scan.single_replica_restore;
   scan.uses_ray |= b.scan.uses_ray;
   if (!scan.prometheus_port) scan.prometheus_port = b.scan.prometheus_port;
-  if (b.scan.first_time != kNoTime && (scan.first_time == kNoTime || b.scan.first_time < scan.first_time))
+  if (b.scan.first_time != kNoTime && (scan.first_time == kNoTime || b.scan.first_time < scan.first_time)) {
     scan.first_time = b.scan.first_time;
+    scan.first_time_line = b.scan.first_time_line + L;
+  }
   if (b.scan.last_time != kNoTime && (scan.last_time == kNoTime || b.scan.last_time >= scan.last_time)) {
     scan.last_time = b.scan.last_time;
     scan.last_line_with_time = b.scan.last_line_with_time + L;
@@ -815,7 +817,10 @@ void LogScanner::Impl::Process(const char* data, size_t n, size_t start, size_t 
   }
   int64_t t = Time(ll);
   if (t != kNoTime) {
-    if (scan.first_time == kNoTime || t < scan.first_time) scan.first_time = t;
+    if (scan.first_time == kNoTime || t < scan.first_time) {
+      scan.first_time = t;
+      scan.first_time_line = line_no;
+    }
     if (scan.last_time == kNoTime || t >= scan.last_time) {
       scan.last_time = t;
       scan.last_line_with_time = line_no;

@@ -165,6 +165,7 @@ struct LogScan {
   std::optional<int> prometheus_port;
   uint64_t benign_lines = 0;                        // candidate lines recognised as harmless
   int64_t first_time = kNoTime, last_time = kNoTime;   // over time-stamped candidate lines
+  uint64_t first_time_line = 0;                        // where the earliest stamp is
   uint64_t last_line_with_time = 0;
   // The log's own clock (log_clock.h): the last time-stamped line of the whole log, the
   // layout of its stamps and whether a year had to be inferred.

@@ -53,6 +53,9 @@ ExporterFamily ParseFamily(const std::string& name, const YAML::Node& f, const s
     Append(fam.metrics, {m});
     if (auto a = aliases.find(m); a != aliases.end()) Append(fam.metrics, {a->second});   // 4.9 renames
   }
+  // node_exporter's newer mlx5 hw_counters (RoCE retransmits, congestion): the same family,
+  // read when present (older node_exporter versions lack them).
+  Append(fam.metrics, FamilyMetrics(f["hw_counters"]));
   fam.cumulative = Cumulative(f);
   // `default: false` turns it off; any other value (true, or a note on which versions) keeps
   // what the exporter's default_enabled list says.

@@ -225,12 +225,15 @@ struct FamilyCheckAnswer {
   std::string family, signal, verdict;
   std::vector<std::string> hosts;
   std::optional<double> score;
+  std::optional<std::string> missing;
   template <class F> static void Fields(F& f) {
     f("family", &FamilyCheckAnswer::family);
-    f("signal", &FamilyCheckAnswer::signal);
-    f("verdict", &FamilyCheckAnswer::verdict, {.one_of = {"aligned", "uniform", "quiet", "no_data"}});
+    f("signal", &FamilyCheckAnswer::signal, {.description = "the concrete series read"});
+    f("verdict", &FamilyCheckAnswer::verdict, {.one_of = {"aligned", "uniform", "quiet", "no_data", "missing"}});
     f("hosts", &FamilyCheckAnswer::hosts);
     f("score", &FamilyCheckAnswer::score);
+    f("missing", &FamilyCheckAnswer::missing,
+      {.description = "verdict missing: the store does not collect this signal, why, and how to enable it"});
   }
 };
 

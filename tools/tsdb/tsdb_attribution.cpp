@@ -12,32 +12,11 @@
 namespace mt::tools {
 namespace {
 
-// One signal per family, aggregated per host; the floor is the smallest shift that matters
-// in the signal's units (a healthy host's retransmits are ~0/s, its temperature moves a
-// few °C with load, its runnable threads jitter by a few).
-struct FamilySignal {
-  const char* family;
-  const char* metric;
-  const char* expr;   // `%R` is replaced by the rate window
-  double floor;
-};
-const std::vector<FamilySignal>& Signals() {
-  static const std::vector<FamilySignal> k = {
-      {"thermal", "hw_gpu_temperature_celsius", "max by (host) (hw_gpu_temperature_celsius)", 6},
-      {"rdma", "hw_rdma_tx_retx_pkts_total", "sum by (host) (rate(hw_rdma_tx_retx_pkts_total[%R]))", 5},
-      {"tcp", "hw_tcp_retransmits_total", "sum by (host) (rate(hw_tcp_retransmits_total[%R]))", 5},
-      {"io_stall", "hw_io_pressure_full_pct", "max by (host) (hw_io_pressure_full_pct)", 5},
-      {"cpu_contention", "hw_procs_running", "max by (host) (hw_procs_running)", 4},
-  };
-  return k;
+// A family signal's expression with its rate window (three scrapes, at least a minute).
+std::string WithRate(const std::string& expr, double scrape) {
+  const std::string r = PromDuration(std::max(60.0, 3 * scrape));
+  return FillWindows(expr, r, r, r);
 }
-
-std::string WithRate(std::string expr, double scrape) {
-  auto at = expr.find("%R");
-  if (at != std::string::npos) expr.replace(at, 2, PromDuration(std::max(60.0, 3 * scrape)));
-  return expr;
-}
-
 
 std::vector<HostSeries> PerHostSeries(TsdbContext& tsdb, const std::string& expr, double step) {
   std::vector<HostSeries> out;
@@ -47,12 +26,17 @@ std::vector<HostSeries> PerHostSeries(TsdbContext& tsdb, const std::string& expr
 }
 
 // Per slow segment, the hosts whose signal moved with it.
-FamilyCheck CheckFamily(TsdbContext& tsdb, const FamilySignal& f, const Symptom& sym, std::vector<Culprit>* culprits) {
+FamilyCheck CheckFamily(TsdbContext& tsdb, const FamilySignalOnStore& f, const Symptom& sym, std::vector<Culprit>* culprits) {
   FamilyCheck c;
   c.family = f.family;
-  c.signal = f.metric;
+  c.signal = f.signal.series;
+  if (!f.signal.present()) {   // not collected on this store: say so, never "quiet"
+    c.verdict = "missing";
+    c.missing = f.signal.missing;
+    return c;
+  }
   const double margin = std::max(60.0, 3 * sym.scrape_s);
-  auto series = PerHostSeries(tsdb, WithRate(f.expr, sym.scrape_s), sym.scrape_s);
+  auto series = PerHostSeries(tsdb, WithRate(f.signal.expr, sym.scrape_s), sym.scrape_s);
   if (series.empty()) {
     c.verdict = "no_data";
     return c;
@@ -74,7 +58,7 @@ FamilyCheck CheckFamily(TsdbContext& tsdb, const FamilySignal& f, const Symptom&
     for (const auto& h : s.hosts) {
       if (!h.culprit) continue;
       const double threshold = h.own_baseline ? kCulpritScore : kCulpritScoreNoBaseline;
-      Culprit k{h.host, f.family, f.metric, h.onset, h.baseline, h.during, h.score, Confidence(h.score, threshold)};
+      Culprit k{h.host, f.family, f.signal.series, h.onset, h.baseline, h.during, h.score, Confidence(h.score, threshold)};
       auto it = best.find(h.host);
       if (it == best.end() || it->second.score < k.score) best[h.host] = k;
     }
@@ -113,9 +97,8 @@ std::map<std::string, double> LastSeen(TsdbContext& tsdb, const std::string& exp
 std::map<std::string, double> VanishedHosts(TsdbContext& tsdb, double scrape) {
   const std::string w = PromDuration(std::max(2 * scrape, 30.0));
   std::map<std::string, double> out;
-  for (const std::string& expr : {"max by (host) (max_over_time(up[" + w + "]))",
-                                  "max by (host) (count_over_time(hw_gpu_power_watts[" + w + "]))"}) {
-    auto seen = LastSeen(tsdb, expr, scrape);
+  for (const HostSignal& presence : tsdb.Signals().presence) {
+    auto seen = LastSeen(tsdb, FillWindows(presence.expr, w, w, w), scrape);
     double end_all = -1;
     for (const auto& [h, t] : seen) end_all = std::max(end_all, t);
     for (const auto& [h, t] : seen)
@@ -129,9 +112,8 @@ std::map<std::string, double> VanishedHosts(TsdbContext& tsdb, double scrape) {
 std::map<std::string, double> FatalHardware(TsdbContext& tsdb) {
   const std::string d = PromDuration(tsdb.data().seconds() + 60);
   std::map<std::string, double> total, out;
-  for (const char* m : {"hw_gpu_ras_umc_ue_total", "hw_gpu_ras_xgmi_ue_total", "hw_gpu_ras_gfx_ue_total", "hw_gpu_pcie_fatal_total"})
-    for (const auto& [h, v] : tsdb.PerHost(std::string("sum by (host) (increase(") + m + "[" + d + "]))", tsdb.data().end))
-      total[h] += v;
+  for (const HostSignal& fatal : tsdb.Signals().fatal)
+    for (const auto& [h, v] : tsdb.PerHost(FillWindows(fatal.expr, d, d, d), tsdb.data().end)) total[h] += v;
   for (const auto& [h, v] : total)
     if (v >= 0.5) out[h] = v;
   return out;
@@ -142,21 +124,24 @@ void Stop(TsdbContext& tsdb, Attribution* a) {
   const double stop = *s.progress_end;
   tsdb.Progress("attribution: who left the collective");
   const double a0 = std::max(tsdb.data().start, stop - 1800), a1 = std::min(tsdb.data().end, stop + 1800);
-  auto oom = tsdb.PerHost("sum by (host) (increase(hw_oom_kills_total[" + PromDuration(a1 - a0) + "]))", a1);
   const std::string d = PromDuration(a1 - a0);
-  auto mem = tsdb.PerHost("max by (host) (max_over_time(ray_node_mem_used[" + d + "])) / max by (host) (max_over_time(ray_node_mem_total[" + d + "]))", a1);
+  const StoreSignals& sig = tsdb.Signals();
+  std::map<std::string, double> oom, mem;
+  if (sig.oom_kills.present()) oom = tsdb.PerHost(FillWindows(sig.oom_kills.expr, d, d, d), a1);
+  if (sig.mem_used_ratio.present()) mem = tsdb.PerHost(FillWindows(sig.mem_used_ratio.expr, d, d, d), a1);
   auto util = s.util_after;   // read by ReadSymptom to decide the stop
   std::vector<std::string> killed, idle;
   for (const auto& [h, v] : oom)
     if (v >= 0.5) killed.push_back(h);
   for (const auto& [h, v] : util)
     if (v < 20) idle.push_back(h);
-  FamilyCheck c{"host_oom", "hw_oom_kills_total", killed.empty() ? "quiet" : "aligned", killed, 0, 0};
+  FamilyCheck c{"host_oom", sig.oom_kills.present() ? sig.oom_kills.series : "OOM kills",
+                killed.empty() ? (sig.oom_kills.present() ? "quiet" : "missing") : "aligned", killed, 0, 0, sig.oom_kills.missing};
   a->checks.push_back(c);
   if (!killed.empty()) {
     a->family = "host_oom";
     for (const auto& h : killed)
-      a->culprits.push_back({h, "host_oom", "hw_oom_kills_total", stop, 0, oom[h], 10, 0.95});
+      a->culprits.push_back({h, "host_oom", sig.oom_kills.series, stop, 0, oom[h], 10, 0.95});
     a->why = "the kernel's OOM killer fired on " + std::to_string(killed.size()) + " host(s) within 30 min of the stop";
     return;
   }
@@ -165,13 +150,13 @@ void Stop(TsdbContext& tsdb, Attribution* a) {
     if (v >= 0.95) full.push_back(h);
   if (!full.empty() && full.size() * 4 <= mem.size()) {
     a->family = "host_oom";
-    for (const auto& h : full) a->culprits.push_back({h, "host_oom", "ray_node_mem_used", stop, 0, mem[h], 6, 0.7});
+    for (const auto& h : full) a->culprits.push_back({h, "host_oom", sig.mem_used_ratio.series, stop, 0, mem[h], 6, 0.7});
     a->why = "host memory reached ≥ 95 % of its total on " + std::to_string(full.size()) + " host(s) before the stop";
     return;
   }
   a->family = "collective_hang";
   if (!idle.empty() && idle.size() * 4 <= util.size()) {
-    for (const auto& h : idle) a->culprits.push_back({h, "collective_hang", "ray_node_gpus_utilization", stop, 100, util[h], 6, 0.7});
+    for (const auto& h : idle) a->culprits.push_back({h, "collective_hang", sig.gpu_util.series, stop, 100, util[h], 6, 0.7});
     a->why = "every GPU but those of " + std::to_string(idle.size()) +
              " host(s) spins in a collective after the stop; those went idle: their process left first (its log says why)";
     return;
@@ -211,8 +196,8 @@ void Slowdown(TsdbContext& tsdb, Attribution* a) {
   const Symptom& s = a->symptom;
   std::vector<FamilyCheck> checks;
   std::vector<std::vector<Culprit>> per_family;
-  for (const auto& f : Signals()) {
-    tsdb.Progress(std::string("attribution: ") + f.family);
+  for (const auto& f : tsdb.Signals().families) {
+    tsdb.Progress("attribution: " + f.family);
     per_family.emplace_back();
     checks.push_back(CheckFamily(tsdb, f, s, &per_family.back()));
   }
@@ -241,9 +226,23 @@ void Slowdown(TsdbContext& tsdb, Attribution* a) {
     return;
   }
   a->family = "unknown";
-  a->why = "no host metric and no training scalar moved with the slowdown";
+  a->why = tsdb.Signals().vocabulary == "mt"
+               ? "no host metric and no training scalar moved with the slowdown"
+               : "no host metric moved with the slowdown, and this store holds no training scalars to check the training itself";
   a->undecided = "a profile of a slow step against a healthy one (perf_analysis), or compare_jobs against a healthy run, "
                  "would show where the time goes";
+  // Absent data is not a quiet family: say which ones this store cannot judge.
+  std::string missing;
+  for (const auto& c : checks)
+    if (c.verdict == "missing") missing += (missing.empty() ? "" : ", ") + c.family;
+  if (!missing.empty()) {
+    a->why += " among the signals this store has";
+    a->undecided = "the store does not collect " + missing + " (attribution.checks say why and how to enable them); " +
+                   a->undecided;
+  }
+  if (tsdb.Signals().vocabulary != "mt")
+    a->undecided = "a site's store holds no training scalars (MoE load-balance loss, grad norm), which would show a cause "
+                   "inside the training: the job's own TSDB, if it has one, would; " + a->undecided;
 }
 
 }  // namespace
@@ -253,7 +252,13 @@ Attribution Attribute(TsdbContext& tsdb, const Json& triage) {
   a.symptom = ReadSymptom(tsdb, triage);
   tsdb.Progress("attribution: hosts that stopped reporting");
   auto vanished = VanishedHosts(tsdb, a.symptom.scrape_s);
-  a.checks.push_back({"node_death", "up", vanished.empty() ? "quiet" : "aligned", {}, 0, 0});
+  const StoreSignals& sig = tsdb.Signals();
+  auto series_of = [](const std::vector<HostSignal>& v) {
+    std::string out;
+    for (const auto& x : v) out += (out.empty() ? "" : ", ") + x.series;
+    return out;
+  };
+  a.checks.push_back({"node_death", series_of(sig.presence), vanished.empty() ? "quiet" : "aligned", {}, 0, 0, ""});
   for (const auto& [h, t] : vanished) a.checks.back().hosts.push_back(h);
   if (!vanished.empty() && vanished.size() * 2 < tsdb.Hosts().size()) {
     a.family = "node_death";
@@ -263,7 +268,12 @@ Attribution Attribute(TsdbContext& tsdb, const Json& triage) {
     return a;
   }
   auto fatal = FatalHardware(tsdb);
-  a.checks.push_back({"node_death", "hw_gpu_ras_*_ue_total, hw_gpu_pcie_fatal_total", fatal.empty() ? "quiet" : "aligned", {}, 0, 0});
+  if (sig.fatal.empty())
+    a.checks.push_back({"node_death", "GPU uncorrectable errors", "missing", {}, 0, 0,
+                        "no GPU error series on this store (dcgm-exporter's DCGM_FI_DEV_XID_ERRORS is on by default; AMD's "
+                        "gpu_ecc_uncorrect_total needs the ECC fields exported)"});
+  else
+    a.checks.push_back({"node_death", series_of(sig.fatal), fatal.empty() ? "quiet" : "aligned", {}, 0, 0, ""});
   for (const auto& [h, n] : fatal) a.checks.back().hosts.push_back(h);
   if (!fatal.empty() && fatal.size() * 2 < tsdb.Hosts().size()) {
     a.family = "node_death";
@@ -287,13 +297,28 @@ Attribution Attribute(TsdbContext& tsdb, const Json& triage) {
 }
 
 double MetricFloor(const std::string& m) {
-  for (const auto& f : Signals())
-    if (m == f.metric) return f.floor;
+  static const StoreSignals ours = MtStoreSignals();
+  for (const auto& f : ours.families)
+    if (m == f.signal.series) return f.floor;
   static const std::map<std::string, double> kOthers = {
       {"hw_io_pressure_some_pct", 5}, {"hw_procs_blocked", 2}, {"ray_node_cpu_utilization", 5},
       {"hw_gpu_power_watts", 50}, {"hw_rdma_tx_ack_timeout_total", 0.5}, {"hw_gpu_clock_mhz", 100}};
   auto it = kOthers.find(m);
-  return it == kOthers.end() ? 0 : it->second;
+  if (it != kOthers.end()) return it->second;
+  // Third-party exporters' names (store_signals.h), the same physics in their units; AMD's
+  // with or without its `amd_` prefix, so matched by suffix.
+  static const std::vector<std::pair<const char*, double>> kExporters = {
+      {"DCGM_FI_DEV_GPU_TEMP", 6}, {"gpu_junction_temperature", 6}, {"gpu_edge_temperature", 6},
+      {"DCGM_FI_DEV_POWER_USAGE", 50}, {"gpu_package_power", 50}, {"gpu_power_usage", 50}, {"DCGM_FI_DEV_SM_CLOCK", 100},
+      {"node_netstat_Tcp_RetransSegs", 5}, {"node_infiniband_roce_adp_retransmits_total", 5},
+      {"node_infiniband_local_ack_timeout_errors_total", 0.5}, {"node_infiniband_packet_sequence_errors_total", 5},
+      {"node_pressure_io_stalled_seconds_total", 0.05}, {"node_pressure_io_waiting_seconds_total", 0.05},
+      {"node_procs_running", 4}, {"node_procs_blocked", 2}};
+  for (const auto& [name, floor] : kExporters) {
+    const std::string n = name;
+    if (m.size() >= n.size() && m.compare(m.size() - n.size(), n.size(), n) == 0) return floor;
+  }
+  return 0;
 }
 
 double Confidence(double score, double bar) { return Round(std::min(0.99, 1 - std::pow(0.5, score / bar)), 2); }
@@ -307,6 +332,16 @@ std::string FamilyOfMetric(const std::string& m) {
   if (has("hw_procs_running") || has("hw_context_switches") || has("ray_node_cpu_utilization")) return "cpu_contention";
   if (has("hw_oom_kills") || has("ray_node_mem_used")) return "host_oom";
   if (has("_ue_total") || has("pcie_fatal") || has("hw_dmesg_gpu")) return "node_death";
+  // Third-party exporters' names (exporter_catalog.h)
+  if (has("node_infiniband_")) return "rdma";
+  if (has("node_netstat_Tcp")) return "tcp";
+  if (has("DCGM_FI_DEV_GPU_TEMP") || has("gpu_junction_temperature") || has("gpu_edge_temperature") ||
+      has("DCGM_FI_DEV_POWER_USAGE") || has("gpu_package_power") || has("DCGM_FI_DEV_SM_CLOCK"))
+    return "thermal";
+  if (has("node_pressure_io") || has("node_procs_blocked") || has("node_memory_Dirty")) return "io_stall";
+  if (has("node_procs_running") || has("node_context_switches") || has("node_pressure_cpu")) return "cpu_contention";
+  if (has("node_vmstat_oom_kill") || has("node_memory_MemAvailable")) return "host_oom";
+  if (has("XID_ERRORS") || has("ecc_uncorrect") || has("UNCORRECTABLE_REMAPPED")) return "node_death";
   return "other";
 }
 
@@ -342,8 +377,9 @@ void AddAttribution(const Attribution& a, TsdbContext& tsdb, QueryAnswer* out) {
   AttributionAnswer att;
   att.symptom = FromSymptom(a.symptom);
   for (const auto& c : a.checks) {
-    FamilyCheckAnswer k{c.family, c.signal, c.verdict, c.hosts, std::nullopt};
+    FamilyCheckAnswer k{c.family, c.signal, c.verdict, c.hosts, std::nullopt, std::nullopt};
     if (c.score != 0) k.score = Round(c.score, 3);
+    if (!c.missing.empty()) k.missing = c.missing;
     att.checks.push_back(std::move(k));
   }
   att.why = a.why;

@@ -37,10 +37,11 @@ struct Culprit {
 };
 
 struct FamilyCheck {
-  std::string family, signal, verdict;   // verdict: aligned | uniform | quiet | no_data
+  std::string family, signal, verdict;   // verdict: aligned | uniform | quiet | no_data | missing
   std::vector<std::string> hosts;        // hosts whose signal moved with the symptom
   double score = 0;                      // the strongest aligned shift (units as above)
   double median_shift = 0;               // the shift every host shares
+  std::string missing;                   // verdict missing: why the store lacks the signal
 };
 
 struct Attribution {

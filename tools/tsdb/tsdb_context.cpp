@@ -38,13 +38,42 @@ std::vector<TsdbSeries> TsdbContext::Range(const std::string& expr, TsdbWindow w
   CheckCancelled();
   ++queries_;
   step = ChooseStep(w.seconds(), step);
-  return ParseQueryData(client_.QueryRange(expr, w.start, w.end, step));
+  auto series = ParseQueryData(client_.QueryRange(expr, w.start, w.end, step));
+  if (only_hosts_) series.erase(std::remove_if(series.begin(), series.end(), [this](const TsdbSeries& s) { return !Kept(s); }),
+                                series.end());
+  return series;
+}
+
+bool TsdbContext::Kept(const TsdbSeries& s) const {
+  const std::string h = s.label("host");
+  return h.empty() || std::binary_search(only_hosts_->begin(), only_hosts_->end(), h);
+}
+
+void TsdbContext::RestrictHosts(std::vector<std::string> hosts) {
+  std::sort(hosts.begin(), hosts.end());
+  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
+  hosts_ = hosts;
+  only_hosts_ = std::move(hosts);
+}
+
+void TsdbContext::SetStepClock(std::vector<TsdbPoint> steps, std::string source) {
+  steps_ = std::move(steps);
+  step_clock_source_ = std::move(source);
+}
+
+const StoreSignals& TsdbContext::Signals() {
+  if (!signals_) {
+    const auto& names = MetricNames();
+    const bool ours = std::any_of(names.begin(), names.end(), [](const std::string& n) { return n.rfind("hw_", 0) == 0; });
+    signals_ = ours ? MtStoreSignals() : ExporterStoreSignals(Exporters());
+  }
+  return *signals_;
 }
 
 std::map<std::string, double> TsdbContext::PerHost(const std::string& expr, double time) {
   std::map<std::string, double> out;
   for (const auto& s : Instant(expr, time))
-    if (!s.points.empty()) out[s.label("host")] = s.points.back().v;
+    if (!s.points.empty() && (!only_hosts_ || Kept(s))) out[s.label("host")] = s.points.back().v;
   return out;
 }
 

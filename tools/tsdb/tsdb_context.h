@@ -12,6 +12,7 @@
 #include "mcp/json.h"
 #include "tools/tsdb/exporter_hosts.h"
 #include "tools/tsdb/prometheus_client.h"
+#include "tools/tsdb/store_signals.h"
 #include "tools/tsdb/tsdb_series.h"
 
 namespace mt::mcp {
@@ -60,8 +61,18 @@ class TsdbContext {
   // The third-party exporters feeding the store (dcgm-exporter, AMD, node_exporter), with
   // their families and hosts over the data range.
   const std::vector<ExporterInStore>& Exporters();
-  // Training step → wall time and back through tb_step (node 0's scalar); nullopt when
-  // the TSDB has no tb_step.
+  // What attribution's host signals are called on this store: our hw_* names when the store
+  // has them, else the detected exporters' names.
+  const StoreSignals& Signals();
+  // A shared store holds other jobs' hosts too: from here on, Hosts() and every range or
+  // per-host answer keep only these (series without a `host` label pass).
+  void RestrictHosts(std::vector<std::string> hosts);
+  // Step times from elsewhere (the job's log) for a store without tb_step; `source` says
+  // where they came from.
+  void SetStepClock(std::vector<TsdbPoint> steps, std::string source);
+  const std::string& step_clock_source() const { return step_clock_source_; }
+  // Training step → wall time and back through tb_step (node 0's scalar) or the clock set
+  // above; nullopt when there is neither.
   std::optional<double> TimeOfStep(long step);
   std::optional<long> StepAt(double time);
 
@@ -71,6 +82,7 @@ class TsdbContext {
 
  private:
   const std::vector<TsdbPoint>& StepSeries();
+  bool Kept(const TsdbSeries& s) const;
   const PrometheusClient& client_;
   TsdbWindow data_;
   mcp::CallContext* call_;
@@ -79,6 +91,9 @@ class TsdbContext {
   std::optional<std::vector<std::string>> names_;
   std::optional<std::vector<ExporterInStore>> exporters_;
   std::optional<std::vector<TsdbPoint>> steps_;
+  std::string step_clock_source_;
+  std::optional<StoreSignals> signals_;
+  std::optional<std::vector<std::string>> only_hosts_;   // sorted
 };
 
 // "2h5m", "90s" for PromQL range selectors (whole seconds, at least 1s).

@@ -124,7 +124,9 @@ Symptom ReadSymptom(TsdbContext& tsdb, const Json& triage) {
   if (s.progress_end && tsdb.data().end - *s.progress_end >= std::max(300.0, 5 * s.scrape_s)) {
     const double a = *s.progress_end + 2 * s.scrape_s, b = std::min(tsdb.data().end, *s.progress_end + 900);
     if (b > a) {
-      s.util_after = tsdb.PerHost("avg by (host) (avg_over_time(ray_node_gpus_utilization[" + PromDuration(b - a) + "]))", b);
+      const HostSignal& util = tsdb.Signals().gpu_util;
+      const std::string d = PromDuration(b - a);
+      if (util.present()) s.util_after = tsdb.PerHost(FillWindows(util.expr, d, d, d), b);
       int busy = 0;
       for (const auto& [h, v] : s.util_after) busy += v >= kBusyUtil;
       s.busy_share_after = s.util_after.empty() ? 0 : static_cast<double>(busy) / static_cast<double>(s.util_after.size());

@@ -187,6 +187,7 @@ void ExpectSameScan(const LogScan& a, const LogScan& b) {
   EXPECT_EQ(a.config, b.config);
   EXPECT_EQ(a.checkpoint_steps, b.checkpoint_steps);
   EXPECT_EQ(a.first_time, b.first_time);
+  EXPECT_EQ(a.first_time_line, b.first_time_line);
   EXPECT_EQ(a.last_time, b.last_time);
   EXPECT_EQ(a.last_line_with_time, b.last_line_with_time);
   EXPECT_EQ(a.benign_lines, b.benign_lines);

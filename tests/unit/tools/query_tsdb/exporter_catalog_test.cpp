@@ -78,6 +78,7 @@ TEST(ExporterCatalog, CompiledInCatalogHasTheThreeExportersAndTheirTraps) {
   const auto& node = Spec("node_exporter");
   EXPECT_TRUE(Family(node, "net_tcp_retrans").cumulative);   // untyped, but monotonic
   EXPECT_THAT(Family(node, "net_rdma").metrics, Contains("node_infiniband_link_downed_total"));   // a subgroup
+  EXPECT_THAT(Family(node, "net_rdma").metrics, Contains("node_infiniband_roce_adp_retransmits_total"));   // hw_counters
   EXPECT_THAT(node.host_labels, ElementsAre("instance"));
 }
 
