@@ -38,6 +38,7 @@ OUT=$T/logs; mkdir -p "$OUT"
 JOBS=()          # Slurm job ids of this lab (and JOB_<run>, set by submit)
 JOB_cancel='' JOB_requeue=''
 LOCAL=()         # local launchers: each its own session (setsid), so its ranks die with its group
+CENTRAL=()       # the site's monitoring: node_exporter and the Prometheus scraping it
 
 # ---- teardown on every exit path, by PID -----------------------------------------------------------
 cleanup() {
@@ -56,6 +57,7 @@ cleanup() {
     done
   fi
   for p in "${LOCAL[@]}"; do [ -n "$p" ] && kill -KILL -- "-$p" 2>/dev/null; done
+  for p in "${CENTRAL[@]}"; do kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
   bash "$DOWN" "$T/slurm" >/dev/null 2>&1
   if [ -n "$SAVE" ]; then mkdir -p "$SAVE" && cp "$OUT"/*.log "$SAVE"/ 2>/dev/null; mkdir -p "$SAVE/plain_ws" && cp "$T"/ws/slurm-* "$SAVE/plain_ws/" 2>/dev/null; fi
   if [ $rc = 0 ]; then rm -rf "$T"; else echo "kept $T (logs in $T/logs, Slurm's in $T/slurm/log)"; fi
@@ -76,6 +78,23 @@ export SLURM_CONF
 cd "$T" || die "cd $T"
 read -r -a PORTS <<<"$(free_ports 13)"
 port_i=0
+
+# ---- the site's monitoring, as a cluster already runs it: a real node_exporter scraped every second
+# by a real Prometheus (the "central store"), its target named by the Slurm node's name so that
+# `instance` says which node; mt knows nothing of it but its URL (mt.yaml metrics.sources)
+for b in prometheus prometheus-node-exporter; do
+  command -v "$b" >/dev/null || die "$b not found: install prometheus prometheus-node-exporter (scripts/packages.txt)"
+done
+read -r NE_PORT PROM_PORT <<<"$(free_ports 2)"
+prometheus-node-exporter --web.listen-address="127.0.0.1:$NE_PORT" --collector.disable-defaults --collector.netstat \
+  --collector.stat --collector.meminfo --collector.vmstat --collector.loadavg > "$T/node-exporter.log" 2>&1 &
+CENTRAL+=($!)
+printf 'global: {scrape_interval: 1s, scrape_timeout: 900ms}\nscrape_configs:\n  - job_name: node\n    static_configs: [{targets: ["localhost:%s"]}]\n' \
+  "$NE_PORT" > "$T/central.yml"
+prometheus --config.file="$T/central.yml" --storage.tsdb.path="$T/central" --web.listen-address="127.0.0.1:$PROM_PORT" \
+  > "$T/central.log" 2>&1 &
+CENTRAL+=($!)
+printf 'metrics:\n  sources:\n    - name: central\n      url: http://127.0.0.1:%s\n      timeout_seconds: 10\n' "$PROM_PORT" > "$T/mt.yaml"
 
 # submit NAME "SBATCH OPTIONS" "SRUN OPTIONS" [train.py args]  -> sets JOB_<NAME>
 submit() {
@@ -177,6 +196,27 @@ print("%s/%s%s" % (t.get("class"), t.get("status"), "" if sys.argv[1] in listed 
   if [ "$got" = "$want" ]; then r=ok; PASS=$((PASS + 1)); else r=FAIL; FAILS=$((FAILS + 1)); fi
   printf '%-16s %-6s %-30s %-30s %s\n' "$name" "plain" "$want" "$got" "$r"
 }
+# check_central NAME: the plain-Slurm run diagnosed from the central store: mt places the job on
+# it (window from its log's stamps or from Slurm, hosts from its log or Slurm, each source
+# stated), finds the node_exporter feeding it, and answers playbook auto with the series it read
+check_central() {
+  local name=$1 id got
+  id=${!name}; name=${name#JOB_}
+  got=$({ "$MT" query "$id" --source central --workspace "$WS" --config "$T/mt.yaml" --discover --json &&
+          "$MT" query "$id" --source central --workspace "$WS" --config "$T/mt.yaml" --playbook auto --json; } \
+        2>"$T/$name.central.err" | "$PY" -c 'import json,sys
+d, a = [json.loads(l) for l in sys.stdin if l.strip()]
+ex = {e["exporter"]: (e["hosts"], e["host_label"]) for e in d.get("exporters", [])}
+checks = a.get("attribution", {}).get("checks", [])
+ok = (d["tsdb"].get("window_source") in ("job log", "scheduler") and d.get("hosts") == ["localhost"]
+      and d["tsdb"].get("hosts_source", "").startswith("slurm") and ex.get("node_exporter") == (1, "instance")
+      and a.get("hosts") == ["localhost"] and any(c["family"] == "node_death" and "up" in c["signal"] for c in checks))
+print("placed" if ok else "window %s, hosts %s (%s), exporters %s, checks %s" % (d["tsdb"].get("window_source"),
+      d.get("hosts"), d["tsdb"].get("hosts_source"), ex, [(c["family"], c["signal"]) for c in checks]))' 2>/dev/null) ||
+    got="error: $(head -c 300 "$T/$name.central.err")"
+  if [ "$got" = placed ]; then r=ok; PASS=$((PASS + 1)); else r=FAIL; FAILS=$((FAILS + 1)); fi
+  printf '%-16s %-6s %-30s %-30s %s\n' "$name" "store" "placed on the central store" "${got:0:120}" "$r"
+}
 mark_failed() { printf '%-16s %-6s %-30s %-30s %s\n' "$1" "$2" "$3/$4" "(run did not finish)" FAIL; FAILS=$((FAILS + 1)); }
 
 # ---- Slurm runs, all at once (the node is shared: OverSubscribe=FORCE, -O) --------------------------
@@ -218,7 +258,9 @@ local_run local_exception 2 --steps 20 --fault exception --fault-rank 1 --fault-
 # RLIMIT_AS (what `prlimit --as` sets), 1 GiB above the rank's size: the limit, not the machine, runs out
 local_run local_host_oom  2 --steps 40 --fault host_oom --fault-rank 1 --fault-step 6 --oom-cap-mb 1024 --timeout 60
 # shellcheck disable=SC2086
-if wait_job JOB_plain_exception 120; then check_by_id JOB_plain_exception python_exception failed
+if wait_job JOB_plain_exception 120; then
+  check_by_id JOB_plain_exception python_exception failed
+  check_central JOB_plain_exception
 else mark_failed plain_exception plain python_exception failed; fi
 for n in local_none local_rank_exit local_exception local_host_oom; do
   # shellcheck disable=SC2086

@@ -458,6 +458,24 @@ try:
               and any("3 of them reporting" in n and "absent: gpu-node-09" in n for n in b.get("notes", [])),
               f"discover of a plain sbatch job: hosts narrowed to its nodes on the store {b.get('hosts')} "
               f"({b.get('tsdb', {}).get('hosts_source')}; rc {p.returncode} {p.stderr[-300:]})")
+        # playbook auto on the exporters' names: the checks name the concrete series they read;
+        # XID 45 (gpu-node-03) is an application XID, not a failing GPU, so no node_death; the
+        # node_exporter here runs without its pressure collector, which a slowdown check would
+        # name as missing. Named playbooks read mt's own names: refused with what to do instead.
+        p = subprocess.run([MT, "query", "4242", "--source", "central", "--playbook", "auto", "--start", iso(t_ready),
+                            "--end", iso(t_end), "--config", f"{WORK}/mt.yaml", "--json"],
+                           capture_output=True, text=True, timeout=60)
+        c = json.loads(p.stdout) if p.returncode == 0 else {}
+        checks = {(k["family"], k["signal"]): k for k in c.get("attribution", {}).get("checks", [])}
+        fatal = [k for (fam, sig), k in checks.items() if fam == "node_death" and "DCGM_FI_DEV_XID_ERRORS" in sig]
+        check(p.returncode == 0 and fatal and fatal[0]["verdict"] == "quiet" and not c.get("culprits")
+              and any(fam == "node_death" and "up" in sig for fam, sig in checks),
+              f"playbook auto on the exporters' names: fatal-XID check quiet despite XID 45 (an application XID), "
+              f"no culprit ({sorted(checks)[:4]}, culprits {c.get('culprits')}; rc {p.returncode} {p.stderr[-300:]})")
+        p = subprocess.run([MT, "query", "4242", "--source", "central", "--playbook", "gpu_health", "--start", iso(t_ready),
+                            "--end", iso(t_end), "--config", f"{WORK}/mt.yaml"], capture_output=True, text=True, timeout=60)
+        check(p.returncode == 2 and "reads mt's own metric names" in p.stderr and "playbook auto" in p.stderr,
+              f"playbook gpu_health on an exporter store: refused with what to do instead (rc {p.returncode}: {p.stderr[-200:]})")
         # mt shows at most 20 series an answer: one query per family, each within that.
         served = {}
         for name, fx, prefix, *_ in HOSTS:
