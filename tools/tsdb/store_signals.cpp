@@ -89,9 +89,10 @@ HostSignal GpuSignal(const std::vector<ExporterInStore>& ex, const std::string& 
     const DetectedExporter& d = e.exporter;
     if (d.id != "dcgm_exporter" && d.id != "amd_device_metrics_exporter") continue;
     auto names = Present(d, family, d.id == "dcgm_exporter" ? dcgm_names : amd_names);
-    // One GPU temperature is enough: MI300X reports edge temperature 0, so the first present
-    // name in preference order (junction before edge) is the one to read.
-    if (!names.empty() && agg == "max") names.resize(1);
+    // One name per exporter: MI300X reports edge temperature 0, so the first present name in
+    // preference order (junction before edge) is the one to read; dcgm-exporter 4.9's names
+    // come after the older ones they replace.
+    if (!names.empty()) names.resize(1);
     if (names.empty()) {
       why += (why.empty() ? "" : "; ") + MissingWhy(d, family);
       continue;
@@ -171,7 +172,7 @@ StoreSignals ExporterStoreSignals(const std::vector<ExporterInStore>& ex) {
   StoreSignals s;
   s.vocabulary = "exporters";
   s.families = {
-      {"thermal", GpuSignal(ex, "gpu_temp", {"DCGM_FI_DEV_GPU_TEMP"}, {"gpu_junction_temperature", "gpu_edge_temperature"}, "max", "%s"), 6},
+      {"thermal", GpuSignal(ex, "gpu_temp", {"DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_GPU_TEMP_CELSIUS"}, {"gpu_junction_temperature", "gpu_edge_temperature"}, "max", "%s"), 6},
       {"rdma", NodeSignal(ex, "net_rdma",
                           {"node_infiniband_roce_adp_retransmits_total", "node_infiniband_local_ack_timeout_errors_total",
                            "node_infiniband_packet_sequence_errors_total", "node_infiniband_out_of_sequence_packets_received_total"},
@@ -184,14 +185,14 @@ StoreSignals ExporterStoreSignals(const std::vector<ExporterInStore>& ex) {
   // Who still reports: every target's `up`, and the GPUs' power series.
   if (!ex.empty())
     s.presence.push_back(HostSignal{"max by (host) (" + WithHostLabel("max_over_time(up[%W])", {}) + ")", "up", ""});
-  HostSignal gpu_presence = GpuSignal(ex, "gpu_power", {"DCGM_FI_DEV_POWER_USAGE"},
+  HostSignal gpu_presence = GpuSignal(ex, "gpu_power", {"DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_BOARD_POWER_WATTS"},
                                       {"gpu_package_power", "gpu_power_usage", "gpu_average_package_power"}, "max",
                                       "count_over_time(%s[%W])");
   if (gpu_presence.present()) s.presence.push_back(gpu_presence);
 
   if (const DetectedExporter* d = Find(ex, "dcgm_exporter")) {
     const auto& labels = *Labels(ex, "dcgm_exporter");
-    if (auto xid = Present(*d, "gpu_xid_or_ras", {"DCGM_FI_DEV_XID_ERRORS"}); !xid.empty())
+    if (auto xid = Present(*d, "gpu_xid_or_ras", {"DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_XID_ERROR"}); !xid.empty())
       s.fatal.push_back(HostSignal{FatalXidExpr(labels, xid.front()), xid.front() + " (fatal XIDs)", ""});
     for (const auto& [family, name] : {std::pair<const char*, const char*>{"gpu_remapped_rows", "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS"},
                                        {"gpu_ecc", "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL"}})
@@ -214,6 +215,9 @@ StoreSignals ExporterStoreSignals(const std::vector<ExporterInStore>& ex) {
   } else {
     s.mem_used_ratio = Absent(d ? MissingWhy(*d, "host_mem") : "node_exporter does not report on this store");
   }
+  // (dcgm-exporter 4.9's utilization is probably DCGM_FI_DEV_GPU_UTIL_RATIO, 0..1, but no source
+  // read confirms the rename: configs/exporter_families.yaml lists it as unverified, so it is
+  // not read, and such a store says utilization is missing.)
   s.gpu_util = GpuSignal(ex, "gpu_util", {"DCGM_FI_DEV_GPU_UTIL"}, {"gpu_gfx_activity"}, "avg", "avg_over_time(%s[%D])");
   return s;
 }

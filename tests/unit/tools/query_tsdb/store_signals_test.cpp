@@ -126,6 +126,18 @@ TEST(StoreSignals, MissingFamiliesSayWhyInsteadOfReadingNothing) {
   EXPECT_THAT(Family(n, "io_stall").signal.missing, HasSubstr("host_pressure"));
 }
 
+TEST(StoreSignals, DcgmExporter49VerifiedRenamesAreRead) {
+  const StoreSignals s = ExporterStoreSignals(Detected({"DCGM_FI_DEV_GPU_TEMP_CELSIUS", "DCGM_FI_DEV_BOARD_POWER_WATTS",
+                                                        "DCGM_FI_DEV_GPU_UTIL_RATIO", "DCGM_FI_DEV_XID_ERROR"}));
+  EXPECT_EQ(Family(s, "thermal").signal.series, "DCGM_FI_DEV_GPU_TEMP_CELSIUS");
+  // its utilization rename is unverified (the catalog does not list it): missing, and said so
+  EXPECT_FALSE(s.gpu_util.present());
+  EXPECT_THAT(s.gpu_util.missing, HasSubstr("dcgm_exporter"));
+  ASSERT_FALSE(s.fatal.empty());
+  EXPECT_THAT(s.fatal.front().series, HasSubstr("DCGM_FI_DEV_XID_ERROR "));
+  EXPECT_EQ(s.presence.back().series, "DCGM_FI_DEV_BOARD_POWER_WATTS");
+}
+
 TEST(StoreSignals, AmdTemperaturePrefersJunctionOverTheZeroEdgeOfMi300) {
   const StoreSignals s = ExporterStoreSignals(
       Detected({"amd_gpu_gfx_activity", "amd_gpu_package_power", "amd_gpu_edge_temperature", "amd_gpu_junction_temperature"}));
