@@ -1,21 +1,17 @@
-#include <cstdlib>
 #include "tools/catalog/query_tsdb_tool.h"
 
 #include <algorithm>
-#include <cctype>
-#include <chrono>
-#include <ctime>
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "mcp/call_context.h"
 #include "tools/catalog/answer_budget.h"
-#include "tools/common/iso_time.h"
-#include "tools/tsdb/prometheus_client.h"
 #include "tools/catalog/triage_log_tool.h"
+#include "tools/common/iso_time.h"
 #include "tools/logs/job_hosts.h"
 #include "tools/shared_store/job_on_store.h"
-#include "tools/logs/scan_cache.h"
+#include "tools/tsdb/prometheus_client.h"
 #include "tools/tsdb/tsdb_attribution.h"
 #include "tools/tsdb/tsdb_modes.h"
 

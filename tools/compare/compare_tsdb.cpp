@@ -6,14 +6,14 @@
 #include <set>
 
 #include "mcp/call_context.h"
-#include "tools/tsdb/prometheus_client.h"
 #include "tools/common/stats.h"
+#include "tools/shared_store/job_on_store.h"
+#include "tools/tsdb/metrics_source.h"
+#include "tools/tsdb/prometheus_client.h"
+#include "tools/tsdb/store_signals.h"
 #include "tools/tsdb/tsdb_attribution.h"
 #include "tools/tsdb/tsdb_blocks.h"
 #include "tools/tsdb/tsdb_context.h"
-#include "tools/shared_store/job_on_store.h"
-#include "tools/tsdb/metrics_source.h"
-#include "tools/tsdb/store_signals.h"
 
 namespace mt::tools {
 namespace {
