@@ -454,17 +454,22 @@ def disagreements(s, results, flavors):
 
 
 def parse_seeds(text):
-    if ":" in text:
-        a, b = text.split(":")
-        return list(range(int(a), int(b)))
-    return [int(x) for x in text.split(",") if x]
+    """'A:B' (B excluded), 'N', or a comma list of those: '2000:2020,2030'."""
+    seeds = []
+    for part in (x for x in text.split(",") if x):
+        if ":" in part:
+            a, b = part.split(":")
+            seeds.extend(range(int(a), int(b)))
+        else:
+            seeds.append(int(part))
+    return seeds
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--mt", required=True)
     ap.add_argument("--sim", required=True)
-    ap.add_argument("--seeds", required=True, help="A:B (B excluded) or a comma list")
+    ap.add_argument("--seeds", required=True, help="A:B (B excluded), N, or a comma list of those")
     ap.add_argument("--flavors", default="dcgm,amd")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--work")
