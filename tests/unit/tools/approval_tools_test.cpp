@@ -454,7 +454,8 @@ TEST_F(ApprovalTools, CancelNeedsAJobOfThisWorkspaceAndAnApproval) {
   ASSERT_EQ(Decide(env_, s["plan_id"], s["plan_hash"], true, kAlice, "terminal", "", &rec), "");
   const std::string job = rec.job_id;
   Json st;
-  for (int i = 0; i < 200 && ((void)launch::JobStatus(ws_, job, &st), st["state"] != "RUNNING"); ++i)
+  // Up to 20 s: on a loaded machine (ctest -j2 beside a build) the local job took over 5 s to start.
+  for (int i = 0; i < 800 && ((void)launch::JobStatus(ws_, job, &st), st["state"] != "RUNNING"); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
   ASSERT_EQ(st["state"], "RUNNING");
   Json c = Modern({{"name", "cancel_job"}, {"arguments", {{"job", job}}}})["result"]["structuredContent"];
@@ -464,7 +465,7 @@ TEST_F(ApprovalTools, CancelNeedsAJobOfThisWorkspaceAndAnApproval) {
   EXPECT_EQ(st["state"], "RUNNING");   // nothing happened before the approval
   ASSERT_EQ(Decide(env_, c["plan_id"], c["plan_hash"], true, kAlice, "terminal", "", &rec), "");
   EXPECT_EQ(rec.state, "submitted");
-  for (int i = 0; i < 200 && ((void)launch::JobStatus(ws_, job, &st), st["state"] == "RUNNING"); ++i)
+  for (int i = 0; i < 800 && ((void)launch::JobStatus(ws_, job, &st), st["state"] == "RUNNING"); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
   EXPECT_NE(st["state"], "RUNNING");
   EXPECT_EQ(Audited("cancelled"), 1);
