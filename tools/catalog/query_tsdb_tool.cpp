@@ -144,21 +144,20 @@ QueryPlan PlanQuery(const QueryTsdbInput& in, const TsdbWindow& data) {
   return p;
 }
 
-// Triage (cached scan) for default windows and liveness, judged at the end of the data
-// unless `now` is given, so that the same files always give the same answer.
-Json TriageForQuery(const JobFiles& job, const QueryTsdbInput& in, const TsdbLayout& layout, const TsdbWindow& data) {
+// Triage (cached scan) for default windows, liveness and the symptom, judged at `judge_at`
+// (the end of the data) unless `now` is given, so that the same files always give the same
+// answer; with neither, the clock decides.
+Json TriageForQuery(const JobFiles& job, const QueryTsdbInput& in, std::optional<double> judge_at) {
   if (job.log.empty()) return Json();
   Json targs = Json::object();
-  // With no compacted block yet (a job that just started) there is no data end to judge
-  // at: the clock decides.
   if (in.now) targs["now"] = *in.now;
-  else if (!layout.blocks.empty()) targs["now"] = FormatIso8601(static_cast<int64_t>(data.end));
+  else if (judge_at) targs["now"] = FormatIso8601(static_cast<int64_t>(*judge_at));
   try {
     return TriageLogStructured(job, targs);
   } catch (const std::invalid_argument&) {
     throw;
   } catch (const std::exception&) {
-    return Json();   // an unreadable log only costs the default windows
+    return Json();   // an unreadable log only costs the default windows and the symptom
   }
 }
 
@@ -280,18 +279,7 @@ QueryAnswer RemoteQueryAnswer(const JobFiles& job, const QueryTsdbInput& in, con
   PrometheusClient client(src.url, ClientOptionsFor(src));
   TsdbContext ctx(client, *window, call);
   QueryAnswer out;
-  Json triage;
-  if (in.mode != "promql" && !job.log.empty()) {
-    Json targs = Json::object();
-    targs["now"] = in.now ? *in.now : FormatIso8601(static_cast<int64_t>(window->end));
-    try {
-      triage = TriageLogStructured(job, targs);
-    } catch (const std::invalid_argument&) {
-      throw;
-    } catch (const std::exception&) {
-      triage = Json();   // an unreadable log costs the symptom, not the answer
-    }
-  }
+  const Json triage = in.mode == "promql" ? Json() : TriageForQuery(job, in, window->end);
   const JobHostsOnStore hosts = MatchJobHosts(job, scheduler, ctx);
   std::vector<std::string> notes;
   ModeResult r;
@@ -331,7 +319,8 @@ QueryAnswer QueryTsdbAnswer(const JobFiles& job, const QueryTsdbInput& in, TsdbM
   const auto tsdb_dir = job.dir / "prometheus";
   TsdbLayout layout = ReadTsdbLayout(tsdb_dir);
   TsdbWindow data{layout.min_ms / 1000.0, (layout.max_ms - 1) / 1000.0};
-  const Json triage = TriageForQuery(job, in, layout, data);
+  // With no compacted block yet (a job that just started) there is no data end to judge at.
+  const Json triage = TriageForQuery(job, in, layout.blocks.empty() ? std::nullopt : std::optional<double>(data.end));
   TsdbSource source;
   source.tsdb_dir = tsdb_dir;
   source.job_running = MayBeRunning(triage);

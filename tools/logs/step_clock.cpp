@@ -21,8 +21,6 @@ std::vector<double> RelativeCompletion(const std::vector<StepRecord>& steps) {
   return rel;
 }
 
-}  // namespace
-
 // Seconds the log says ran before training: the stages that ended before the first step.
 double StagesBeforeTraining(const LogScan& scan) {
   const uint64_t first_step_line = scan.steps.empty() ? 0 : scan.steps.front().first_line;
@@ -31,6 +29,8 @@ double StagesBeforeTraining(const LogScan& scan) {
     if (e.event == "END" && e.line < first_step_line && e.elapsed_seconds && e.stage != "Training") total += *e.elapsed_seconds;
   return total;
 }
+
+}  // namespace
 
 StepClock StepClockFromLog(const LogScan& scan, std::optional<double> start_anchor, std::optional<double> end_anchor,
                            const std::string& anchor_label) {

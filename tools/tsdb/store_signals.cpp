@@ -19,12 +19,6 @@ const DetectedExporter* Find(const std::vector<ExporterInStore>& ex, const std::
   return nullptr;
 }
 
-const std::vector<std::string>* Labels(const std::vector<ExporterInStore>& ex, const std::string& id) {
-  for (const auto& e : ex)
-    if (e.exporter.id == id) return &e.exporter.host_labels;
-  return nullptr;
-}
-
 // The concrete names (prefix included) of `names` that the exporter exports in `family`.
 std::vector<std::string> Present(const DetectedExporter& d, const std::string& family, const std::vector<std::string>& names) {
   std::vector<std::string> out;
@@ -111,7 +105,7 @@ HostSignal NodeSignal(const std::vector<ExporterInStore>& ex, const std::string&
   if (!d) return Absent("node_exporter does not report on this store");
   auto present = Present(*d, family, names);
   if (present.empty()) return Absent(MissingWhy(*d, family));
-  return Over(*Labels(ex, "node_exporter"), present, agg, inner, scale);
+  return Over(d->host_labels, present, agg, inner, scale);
 }
 
 std::string FatalXidExpr(const std::vector<std::string>& labels, const std::string& xid) {
@@ -191,7 +185,7 @@ StoreSignals ExporterStoreSignals(const std::vector<ExporterInStore>& ex) {
   if (gpu_presence.present()) s.presence.push_back(gpu_presence);
 
   if (const DetectedExporter* d = Find(ex, "dcgm_exporter")) {
-    const auto& labels = *Labels(ex, "dcgm_exporter");
+    const auto& labels = d->host_labels;
     if (auto xid = Present(*d, "gpu_xid_or_ras", {"DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_XID_ERROR"}); !xid.empty())
       s.fatal.push_back(HostSignal{FatalXidExpr(labels, xid.front()), xid.front() + " (fatal XIDs)", ""});
     for (const auto& [family, name] : {std::pair<const char*, const char*>{"gpu_remapped_rows", "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS"},
@@ -210,7 +204,7 @@ StoreSignals ExporterStoreSignals(const std::vector<ExporterInStore>& ex) {
     s.mem_used_ratio = HostSignal{
         "max by (host) (" + WithHostLabel("1 - min_over_time(" + p + "node_memory_MemAvailable_bytes[%D]) / max_over_time(" + p +
                                               "node_memory_MemTotal_bytes[%D])",
-                                          *Labels(ex, "node_exporter")) + ")",
+                                          d->host_labels) + ")",
         "node_memory_MemAvailable_bytes, node_memory_MemTotal_bytes", ""};
   } else {
     s.mem_used_ratio = Absent(d ? MissingWhy(*d, "host_mem") : "node_exporter does not report on this store");
