@@ -308,8 +308,8 @@ double MetricFloor(const std::string& m) {
   // Third-party exporters' names (store_signals.h), the same physics in their units; AMD's
   // with or without its `amd_` prefix, so matched by suffix.
   static const std::vector<std::pair<const char*, double>> kExporters = {
-      {"DCGM_FI_DEV_GPU_TEMP", 6}, {"gpu_junction_temperature", 6}, {"gpu_edge_temperature", 6},
-      {"DCGM_FI_DEV_POWER_USAGE", 50}, {"gpu_package_power", 50}, {"gpu_power_usage", 50}, {"DCGM_FI_DEV_SM_CLOCK", 100},
+      {"DCGM_FI_DEV_GPU_TEMP", 6}, {"DCGM_FI_DEV_GPU_TEMP_CELSIUS", 6}, {"gpu_junction_temperature", 6},
+      {"gpu_edge_temperature", 6}, {"DCGM_FI_DEV_POWER_USAGE", 50}, {"DCGM_FI_DEV_BOARD_POWER_WATTS", 50}, {"gpu_package_power", 50}, {"gpu_power_usage", 50}, {"DCGM_FI_DEV_SM_CLOCK", 100},
       {"node_netstat_Tcp_RetransSegs", 5}, {"node_infiniband_roce_adp_retransmits_total", 5},
       {"node_infiniband_local_ack_timeout_errors_total", 0.5}, {"node_infiniband_packet_sequence_errors_total", 5},
       {"node_pressure_io_stalled_seconds_total", 0.05}, {"node_pressure_io_waiting_seconds_total", 0.05},
@@ -336,12 +336,13 @@ std::string FamilyOfMetric(const std::string& m) {
   if (has("node_infiniband_")) return "rdma";
   if (has("node_netstat_Tcp")) return "tcp";
   if (has("DCGM_FI_DEV_GPU_TEMP") || has("gpu_junction_temperature") || has("gpu_edge_temperature") ||
-      has("DCGM_FI_DEV_POWER_USAGE") || has("gpu_package_power") || has("DCGM_FI_DEV_SM_CLOCK"))
+      has("DCGM_FI_DEV_POWER_USAGE") || has("DCGM_FI_DEV_BOARD_POWER_WATTS") || has("gpu_package_power") ||
+      has("DCGM_FI_DEV_SM_CLOCK"))
     return "thermal";
   if (has("node_pressure_io") || has("node_procs_blocked") || has("node_memory_Dirty")) return "io_stall";
   if (has("node_procs_running") || has("node_context_switches") || has("node_pressure_cpu")) return "cpu_contention";
   if (has("node_vmstat_oom_kill") || has("node_memory_MemAvailable")) return "host_oom";
-  if (has("XID_ERRORS") || has("ecc_uncorrect") || has("UNCORRECTABLE_REMAPPED")) return "node_death";
+  if (has("DCGM_FI_DEV_XID_ERROR") || has("ecc_uncorrect") || has("UNCORRECTABLE_REMAPPED")) return "node_death";
   return "other";
 }
 

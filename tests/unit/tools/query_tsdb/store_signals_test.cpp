@@ -15,6 +15,7 @@
 #include "tests/unit/tools/query_tsdb/tsdb_fixture.h"
 #include "tools/tsdb/prometheus_client.h"
 #include "tools/tsdb/store_signals.h"
+#include "tools/tsdb/tsdb_attribution.h"
 #include "tools/tsdb/tsdb_context.h"
 #include "tools/tsdb/tsdb_manager.h"
 
@@ -136,6 +137,33 @@ TEST(StoreSignals, DcgmExporter49VerifiedRenamesAreRead) {
   ASSERT_FALSE(s.fatal.empty());
   EXPECT_THAT(s.fatal.front().series, HasSubstr("DCGM_FI_DEV_XID_ERROR "));
   EXPECT_EQ(s.presence.back().series, "DCGM_FI_DEV_BOARD_POWER_WATTS");
+}
+
+// compare_jobs judges exporter series one by one: each series a family signal reads must
+// map back to that family and have a floor in its units, older and 4.9 dcgm names alike.
+TEST(StoreSignals, EverySeriesAFamilyReadsIsKnownToCompareJobs) {
+  for (const auto& names : std::vector<std::vector<std::string>>{
+           {"DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_POWER_USAGE", "node_uname_info", "node_netstat_Tcp_RetransSegs",
+            "node_procs_running", "node_pressure_io_stalled_seconds_total", "node_infiniband_roce_adp_retransmits_total",
+            "node_infiniband_local_ack_timeout_errors_total", "node_infiniband_packet_sequence_errors_total"},
+           {"DCGM_FI_DEV_GPU_TEMP_CELSIUS", "DCGM_FI_DEV_BOARD_POWER_WATTS", "DCGM_FI_DEV_XID_ERROR"},
+           {"amd_gpu_junction_temperature", "amd_gpu_package_power", "gpu_edge_temperature", "gpu_package_power"}}) {
+    const StoreSignals s = ExporterStoreSignals(Detected(names));
+    for (const auto& f : s.families) {
+      if (!f.signal.present()) continue;
+      std::string rest = f.signal.series;
+      for (size_t at; !rest.empty(); rest = at == std::string::npos ? "" : rest.substr(at + 2)) {
+        at = rest.find(", ");
+        const std::string series = rest.substr(0, at);
+        EXPECT_EQ(FamilyOfMetric(series), f.family) << series;
+        EXPECT_GT(MetricFloor(series), 0) << series;
+      }
+    }
+    for (const auto& fatal : s.fatal) EXPECT_EQ(FamilyOfMetric(fatal.series), "node_death") << fatal.series;
+    if (s.presence.size() > 1) {   // the GPU power series
+      EXPECT_GT(MetricFloor(s.presence.back().series), 0) << s.presence.back().series;
+    }
+  }
 }
 
 TEST(StoreSignals, AmdTemperaturePrefersJunctionOverTheZeroEdgeOfMi300) {
