@@ -269,14 +269,15 @@ QueryAnswer RemoteQueryAnswer(const JobFiles& job, const QueryTsdbInput& in, con
   const bool auto_playbook = in.mode == "playbook" && in.playbook.value_or("auto") == "auto";
   std::string from;
   SchedulerAnswer scheduler(job);   // the window and the hosts may both need it: asked once
-  std::optional<TsdbWindow> window =
-      StoreWindow(job, ParseTime(in.start, "start"), ParseTime(in.end, "end"), ParseTime(in.time, "time"), scheduler, &from);
+  PrometheusClient client(src.url, ClientOptionsFor(src));
+  std::optional<TsdbWindow> window = StoreWindow(job, ParseTime(in.start, "start"), ParseTime(in.end, "end"),
+                                                 ParseTime(in.time, "time"), scheduler, client, &from);
   if (!window)
-    throw std::invalid_argument("source: the job's log has no time stamps and the scheduler does not know when it ran, so "
-                                "nothing places it on the store's time axis; give start and end (ISO-8601 or Unix seconds)");
+    throw std::invalid_argument("source: the job's log has no time stamps, the scheduler does not know when it ran and no "
+                                "GPU series on the store carries its id (hpc_job, job_id) in the last 30 days, so nothing "
+                                "places it on the store's time axis; give start and end (ISO-8601 or Unix seconds)");
   if (window->end <= window->start) throw std::invalid_argument("end must be after start");
   QueryPlan plan = PlanQuery(in, *window);
-  PrometheusClient client(src.url, ClientOptionsFor(src));
   TsdbContext ctx(client, *window, call);
   QueryAnswer out;
   const Json triage = in.mode == "promql" ? Json() : TriageForQuery(job, in, window->end);

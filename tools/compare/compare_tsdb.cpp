@@ -184,11 +184,12 @@ void OpenSharedStore(Side& s, mcp::CallContext* call, std::vector<std::string>* 
   const JobFiles& job = *s.in->job;
   SchedulerAnswer scheduler(job);
   std::string from;
-  auto window = StoreWindow(job, std::nullopt, std::nullopt, std::nullopt, scheduler, &from);
-  if (!window)
-    throw std::runtime_error("job " + job.id + ": its log has no time stamps and the scheduler does not know when it ran, "
-                             "so nothing places it on the store's time axis");
   s.client = std::make_unique<PrometheusClient>(s.in->source->url, ClientOptionsFor(*s.in->source));
+  auto window = StoreWindow(job, std::nullopt, std::nullopt, std::nullopt, scheduler, *s.client, &from);
+  if (!window)
+    throw std::runtime_error("job " + job.id + ": its log has no time stamps, the scheduler does not know when it ran and no "
+                             "GPU series on the store carries its id (hpc_job, job_id) in the last 30 days, so nothing "
+                             "places it on the store's time axis");
   s.ctx = std::make_unique<TsdbContext>(*s.client, *window, call);
   const JobHostsOnStore hosts = MatchJobHosts(job, scheduler, *s.ctx);
   if (!hosts.found.empty()) s.ctx->RestrictHosts(hosts.found);

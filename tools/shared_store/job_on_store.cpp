@@ -6,12 +6,14 @@
 #include <map>
 
 #include "tools/logs/scan_cache.h"
+#include "tools/shared_store/job_labels.h"
 #include "tools/logs/step_clock.h"
 
 namespace mt::tools {
 
 std::optional<TsdbWindow> StoreWindow(const JobFiles& job, std::optional<double> start, std::optional<double> end,
-                                      std::optional<double> at, SchedulerAnswer& scheduler, std::string* from) {
+                                      std::optional<double> at, SchedulerAnswer& scheduler, const PrometheusClient& store,
+                                      std::string* from) {
   if (start && end) {
     *from = "arguments";
     return TsdbWindow{*start, *end};
@@ -32,6 +34,11 @@ std::optional<TsdbWindow> StoreWindow(const JobFiles& job, std::optional<double>
     const double now = static_cast<double>(std::time(nullptr));
     return TsdbWindow{start.value_or(*s.start), end.value_or(s.end.value_or(now))};
   }
+  const double now = static_cast<double>(std::time(nullptr));
+  if (auto w = WindowFromJobLabels(store, job.id, at.value_or(now), 30 * 86400.0)) {
+    *from = "exporter labels";
+    return TsdbWindow{start.value_or(w->start), end.value_or(w->end)};
+  }
   if (at) {
     *from = "arguments";
     return TsdbWindow{*at - 3600, *at};
@@ -48,6 +55,14 @@ JobHostsOnStore MatchJobHosts(const JobFiles& job, SchedulerAnswer& scheduler, T
   JobHostsOnStore m;
   const JobHosts mine = FindJobHosts(job, scheduler);
   if (mine.hosts.empty()) {
+    m.found = HostsFromJobLabels(ctx, job.id);
+    if (!m.found.empty()) {
+      m.found_by = "exporter labels";
+      m.note = "hosts: the " + std::to_string(m.found.size()) +
+               " host(s) whose GPU series carry the job's id (dcgm-exporter's hpc_job, AMD's job_id); its log names no "
+               "nodes and the scheduler knows none";
+      return m;
+    }
     m.note = "hosts: every host reporting on this store in the window, not narrowed to the job's nodes "
              "(its log names none — no SLURM_JOB_NODELIST, no NCCL lines — and the scheduler knows none)";
     return m;

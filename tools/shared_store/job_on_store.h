@@ -17,17 +17,21 @@ namespace mt::tools {
 
 // The job's window: start and end when both are given, else the span of the job's log (its
 // first and last time-stamped lines; a given start or end overrides its side), else when the
-// scheduler ran it (to now while it runs), else the hour before `at`. `from` says which:
-// "arguments", "job log", "scheduler". nullopt when nothing places the job in time.
+// scheduler ran it (to now while it runs), else when the store's GPU series carried the
+// job's id (job_labels.h: dcgm-exporter's hpc_job, AMD's job_id; searched back 30 days
+// from `at` or now), else the hour before `at`. `from` says which: "arguments", "job log",
+// "scheduler", "exporter labels". nullopt when nothing places the job in time.
 std::optional<TsdbWindow> StoreWindow(const JobFiles& job, std::optional<double> start, std::optional<double> end,
-                                      std::optional<double> at, SchedulerAnswer& scheduler, std::string* from);
+                                      std::optional<double> at, SchedulerAnswer& scheduler, const PrometheusClient& store,
+                                      std::string* from);
 
 // A store host's name as a job's node list writes it: "gpu-node-01.cluster.local" →
 // "gpu-node-01"; addresses stay whole.
 std::string ShortHostName(const std::string& host);
 
 // The job's own nodes among the store's hosts (its log's Slurm node list or NCCL prefixes,
-// else the scheduler), matched by short name.
+// else the scheduler, matched by short name; else the hosts whose GPU series carry the
+// job's id, job_labels.h).
 struct JobHostsOnStore {
   std::vector<std::string> found;   // the store's names of the job's nodes
   std::string found_by;             // "" when the job names no nodes

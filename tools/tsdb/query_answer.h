@@ -64,10 +64,11 @@ struct QueryTsdbInfo {
     f("data_end", &QueryTsdbInfo::data_end);
     f("blocks", &QueryTsdbInfo::blocks);
     f("note", &QueryTsdbInfo::note);
-    f("window_source", &QueryTsdbInfo::window_source, {.one_of = {"arguments", "job log", "scheduler"}});
+    f("window_source", &QueryTsdbInfo::window_source,
+      {.one_of = {"arguments", "job log", "scheduler", "exporter labels"}});
     f("hosts_source", &QueryTsdbInfo::hosts_source,
       {.description = "remote source: where the job's hosts came from (its log's Slurm node list, the scheduler, its "
-                      "NCCL lines); absent when they were not found and `hosts` are the store's"});
+                      "NCCL lines, the exporters' job labels); absent when they were not found and `hosts` are the store's"});
   }
 };
 
@@ -237,14 +238,34 @@ struct FamilyCheckAnswer {
   }
 };
 
+struct DataCoverageAnswer {
+  std::string verdict = "complete";
+  std::optional<std::string> data_end;
+  std::vector<std::string> gappy_hosts, ended_hosts;
+  std::optional<std::string> note;
+  template <class F> static void Fields(F& f) {
+    f("verdict", &DataCoverageAnswer::verdict,
+      {.description = "whether the store holds the window's samples: complete; gappy (hosts with stretches of no sample, "
+                      "`up` included, or whose samples end while others go on); stale (the samples end before the window)",
+       .one_of = {"complete", "gappy", "stale"}});
+    f("data_end", &DataCoverageAnswer::data_end, {.description = "verdict stale: the store's newest sample"});
+    f("gappy_hosts", &DataCoverageAnswer::gappy_hosts, {.description = "hosts with holes, largest first (at most 8)"});
+    f("ended_hosts", &DataCoverageAnswer::ended_hosts,
+      {.description = "hosts whose samples end, `up` included, with no failed scrape on record (at most 8)"});
+    f("note", &DataCoverageAnswer::note);
+  }
+};
+
 struct AttributionAnswer {
   SymptomAnswer symptom;
+  DataCoverageAnswer data_coverage;
   std::vector<FamilyCheckAnswer> checks;
   std::string why;
   std::optional<std::string> undecided;
   std::optional<std::string> playbook_chosen_because;
   template <class F> static void Fields(F& f) {
     f("symptom", &AttributionAnswer::symptom);
+    f("data_coverage", &AttributionAnswer::data_coverage);
     f("checks", &AttributionAnswer::checks);
     f("why", &AttributionAnswer::why);
     f("undecided", &AttributionAnswer::undecided, {.description = "for family unknown: what would decide it"});

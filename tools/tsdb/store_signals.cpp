@@ -153,6 +153,7 @@ StoreSignals MtStoreSignals() {
   };
   s.presence = {sig("max by (host) (max_over_time(up[%W]))", "up"),
                 sig("max by (host) (count_over_time(hw_gpu_power_watts[%W]))", "hw_gpu_power_watts")};
+  s.scrapes = sig("sum by (host) (count_over_time(up[%W]))", "up");
   for (const char* m : {"hw_gpu_ras_umc_ue_total", "hw_gpu_ras_xgmi_ue_total", "hw_gpu_ras_gfx_ue_total", "hw_gpu_pcie_fatal_total"})
     s.fatal.push_back(HostSignal{std::string("sum by (host) (increase(") + m + "[%D]))", m, ""});
   s.oom_kills = sig("sum by (host) (increase(hw_oom_kills_total[%D]))", "hw_oom_kills_total");
@@ -177,8 +178,10 @@ StoreSignals ExporterStoreSignals(const std::vector<ExporterInStore>& ex) {
       {"cpu_contention", NodeSignal(ex, "host_cpu_runnable", {"node_procs_running"}, "max", "%s"), 4},
   };
   // Who still reports: every target's `up`, and the GPUs' power series.
-  if (!ex.empty())
+  if (!ex.empty()) {
     s.presence.push_back(HostSignal{"max by (host) (" + WithHostLabel("max_over_time(up[%W])", {}) + ")", "up", ""});
+    s.scrapes = HostSignal{"sum by (host) (" + WithHostLabel("count_over_time(up[%W])", {}) + ")", "up", ""};
+  }
   HostSignal gpu_presence = GpuSignal(ex, "gpu_power", {"DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_BOARD_POWER_WATTS"},
                                       {"gpu_package_power", "gpu_power_usage", "gpu_average_package_power"}, "max",
                                       "count_over_time(%s[%W])");

@@ -36,6 +36,8 @@ struct StoreSignals {
   std::string vocabulary;                     // "mt" (hw_* names) or "exporters"
   std::vector<FamilySignalOnStore> families;  // slowdown families, in a fixed order
   std::vector<HostSignal> presence;           // per-host sample counts over %W: who still reports
+  HostSignal scrapes;                         // per-host count of `up` samples of any value over %W:
+                                              // whether the store received the host's scrapes at all
   std::vector<HostSignal> fatal;              // per-host counts of fatal GPU events over %D
   HostSignal oom_kills;                       // per-host OOM kills over %D
   HostSignal mem_used_ratio;                  // per-host peak used/total memory over %D

@@ -245,11 +245,34 @@ void Slowdown(TsdbContext& tsdb, Attribution* a) {
                    "inside the training: the job's own TSDB, if it has one, would; " + a->undecided;
 }
 
+// The store's samples end before the symptom can be judged (store_coverage.h): a stop
+// needs the time after it (who left, who kept spinning), a slowdown its slow phase. Then the
+// answer is `unknown`, not a conclusion from the part of the job the store holds.
+bool DataEndsBeforeTheSymptom(Attribution* a) {
+  const StoreCoverage& c = a->coverage;
+  if (!c.stale) return false;
+  const Symptom& s = a->symptom;
+  const double needed = s.kind == "stop" && s.progress_end ? *s.progress_end + std::max(300.0, 5 * s.scrape_s)
+                        : s.kind == "slowdown" && !s.slow.empty() ? s.slow.front().t0 + 3 * std::max(60.0, s.scrape_s)
+                                                                   : 0;
+  if (needed == 0 || c.data_end >= needed) return false;
+  a->family = "unknown";
+  a->why = "the store's samples end at " + IsoTime(c.data_end) + ", before the " + s.kind + " (" +
+           IsoTime(s.kind == "stop" ? *s.progress_end : s.slow.front().t0) + ") can be judged";
+  a->undecided = "the samples after " + IsoTime(c.data_end) +
+                 ": check the scraping agents and their remote write (prometheus_remote_storage_samples_pending, "
+                 "prometheus_remote_storage_samples_failed_total), or query the job's own TSDB if it has one";
+  return true;
+}
+
 }  // namespace
 
 Attribution Attribute(TsdbContext& tsdb, const Json& triage) {
   Attribution a;
   a.symptom = ReadSymptom(tsdb, triage);
+  tsdb.Progress("attribution: whether the store holds the job's data");
+  a.coverage = ReadCoverage(tsdb, a.symptom.scrape_s);
+  if (DataEndsBeforeTheSymptom(&a)) return a;
   tsdb.Progress("attribution: hosts that stopped reporting");
   auto vanished = VanishedHosts(tsdb, a.symptom.scrape_s);
   const StoreSignals& sig = tsdb.Signals();
@@ -262,9 +285,19 @@ Attribution Attribute(TsdbContext& tsdb, const Json& triage) {
   for (const auto& [h, t] : vanished) a.checks.back().hosts.push_back(h);
   if (!vanished.empty() && vanished.size() * 2 < tsdb.Hosts().size()) {
     a.family = "node_death";
-    for (const auto& [h, t] : vanished) a.culprits.push_back({h, "node_death", "up", t, 1, 0, 10, 0.95});
+    // A failed scrape on record (`up` 0) is the host itself not answering; samples that just
+    // end may be the agent that scraped it.
+    size_t unrecorded = 0;
+    for (const auto& [h, t] : vanished) {
+      const bool ended = std::find(a.coverage.ended.begin(), a.coverage.ended.end(), h) != a.coverage.ended.end();
+      unrecorded += ended;
+      a.culprits.push_back({h, "node_death", "up", t, 1, 0, 10, ended ? 0.6 : 0.95});
+    }
     a.why = std::to_string(vanished.size()) + " host(s) stopped reporting (last `up` " + IsoTime(vanished.begin()->second) +
             ") while the others went on";
+    if (unrecorded)
+      a.why += "; " + std::to_string(unrecorded) + " of them with no failed scrape on record (their samples just end): the "
+               "host, or the agent that scraped it, stopped — the scheduler's node state tells which";
     return a;
   }
   auto fatal = FatalHardware(tsdb);
@@ -385,6 +418,12 @@ void AddAttribution(const Attribution& a, TsdbContext& tsdb, QueryAnswer* out) {
   }
   att.why = a.why;
   if (!a.undecided.empty()) att.undecided = a.undecided;
+  const StoreCoverage& c = a.coverage;
+  att.data_coverage.verdict = c.verdict();
+  if (c.data_end > 0 && c.stale) att.data_coverage.data_end = IsoTime(c.data_end);
+  for (size_t i = 0; i < c.gaps.size() && i < 8; ++i) att.data_coverage.gappy_hosts.push_back(c.gaps[i].host);
+  for (size_t i = 0; i < c.ended.size() && i < 8; ++i) att.data_coverage.ended_hosts.push_back(c.ended[i]);
+  if (const std::string note = c.Describe(tsdb.data()); !note.empty()) att.data_coverage.note = note;
   out->attribution = std::move(att);
 }
 

@@ -3,8 +3,12 @@
 //
 // Method (docs/tools/query_tsdb.md explains it with its measured accuracy):
 //  - the symptom in wall time (tsdb_symptom.h): slow throughput phases, or a stop;
+//  - whether the store holds the data to judge (store_coverage.h): samples that end
+//    before the symptom leave it `unknown`;
 //  - hosts that stopped reporting (`up` 0 or no samples at the end while the others go
-//    on), or whose GPUs logged uncorrectable / fatal errors → node_death; then
+//    on), or whose GPUs logged uncorrectable / fatal errors → node_death (a host whose
+//    samples end without a failed scrape on record is blamed with less confidence: its
+//    agent may have stopped instead); then
 //  - for a stop: OOM kills or memory at its limit → host_oom; every GPU
 //    still spinning and nobody gone → collective_hang (no host to blame from metrics);
 //  - for a slowdown: per family (thermal, rdma, tcp, io_stall, cpu_contention) a per-host
@@ -23,6 +27,7 @@
 
 #include "mcp/json.h"
 #include "tools/tsdb/query_answer.h"
+#include "tools/tsdb/store_coverage.h"
 #include "tools/tsdb/tsdb_context.h"
 #include "tools/tsdb/tsdb_symptom.h"
 
@@ -53,6 +58,7 @@ struct Attribution {
   std::vector<FamilyCheck> checks;
   std::string why;                  // why this family, in one or two sentences
   std::string undecided;            // for `unknown`: what would decide it
+  StoreCoverage coverage;           // whether the store holds the job's data (gaps, staleness)
 };
 
 Attribution Attribute(TsdbContext& tsdb, const Json& triage);

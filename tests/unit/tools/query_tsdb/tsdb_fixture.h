@@ -53,8 +53,8 @@ inline std::string MakeTsdb(const std::filesystem::path& dir) {
   return "";
 }
 
-// Port range for the tests' Prometheus servers: MT_TSDB_TEST_PORT (default 19750) + 0..24
-// (the manager tests +0..19, the store-signal test +20..24).
+// Port range for the tests' Prometheus servers: MT_TSDB_TEST_PORT (default 19750) + 0..29
+// (the manager tests +0..19, the store-signal test +20..24, the coverage and job-label tests +25..29).
 inline int TestPortBase() {
   const char* p = std::getenv("MT_TSDB_TEST_PORT");
   return p && *p ? std::atoi(p) : 19750;
