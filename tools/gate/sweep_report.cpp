@@ -80,7 +80,7 @@ SweepComparison CompareSweep(const std::vector<SweepResult>& baseline, const std
     row.current = cur;
     if (auto it = base.find({cur.model, cur.nodes}); it != base.end()) row.baseline = *it->second;
     const bool base_ok = row.baseline && row.baseline->status == "ok" && row.baseline->tgs > 0;
-    if (cur.status == "timeout" || cur.status == "error") {
+    if (cur.status == "timeout" || cur.status == "error" || cur.status == "cancelled") {
       row.verdict = "error";   // nothing was measured: the sweep cannot vouch for this model
     } else if (cur.status != "ok") {
       row.verdict = row.baseline && row.baseline->status == "failed" ? "still_failing" : "new_failure";

@@ -19,7 +19,7 @@ struct SweepResult {
   std::string state;        // code state label ("base", "head", or "baseline" from a file)
   std::string model;
   int nodes = 1;
-  std::string status;       // ok | failed | timeout | error
+  std::string status;       // ok | failed | timeout | error | cancelled
   std::string job_id;
   double tgs = 0;           // steady-state mean tokens/s/device (status ok)
   double tgs_std = 0;

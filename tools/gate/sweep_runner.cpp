@@ -49,6 +49,8 @@ void Say(const SweepEnv& env, const std::string& line) {
   if (env.progress) env.progress(line);
 }
 
+bool Cancelled(const SweepEnv& env) { return env.cancelled && env.cancelled(); }
+
 launch::PlanRequest RequestFor(const SweepSpec& spec, const SweepRun& run, int nodes, const SweepState& state,
                                const fs::path& models, const SweepEnv& env) {
   launch::PlanRequest req;
@@ -110,6 +112,12 @@ std::string RefuseDisallowed(const std::vector<Pending>& runs, const SweepEnv& e
 std::string SubmitEveryRun(const SweepSpec& spec, const SweepEnv& env, const Actor& requester,
                            std::vector<Pending>& runs) {
   for (auto& p : runs) {
+    if (Cancelled(env)) {
+      p.result.status = "cancelled";
+      p.result.detail = "the sweep was cancelled before this run was submitted";
+      p.done = true;
+      continue;
+    }
     approval::PlanRecord rec;
     rec.kind = "submit";
     rec.plan = p.plan.ToJson();
@@ -184,22 +192,27 @@ void PollRun(const SweepSpec& spec, const SweepEnv& env, size_t total, Pending& 
                " (" + std::to_string(total - *left) + "/" + std::to_string(total) + " done)");
 }
 
-// The sweep's time is up: cancel every job still running.
-void CancelUnfinished(const SweepSpec& spec, const SweepEnv& env, std::vector<Pending>& runs) {
+// The sweep's time is up, or it was cancelled: cancel every job still running (audited:
+// the requester acted, through the sweep).
+void CancelUnfinished(const SweepSpec& spec, const SweepEnv& env, const Actor& requester, bool timed_out,
+                      std::vector<Pending>& runs) {
   for (auto& p : runs) {
     if (p.done) continue;
     std::string msg;
-    (void)launch::CancelJob(env.approval.workspace, p.result.job_id, &msg);   // ended meanwhile: nothing to cancel
-    p.result.status = "timeout";
-    p.result.detail = "still " + p.last_state + " after the sweep's " + std::to_string(spec.timeout_s) + " s; cancelled";
+    const base::Status st = launch::CancelJob(env.approval.workspace, p.result.job_id, &msg);   // ended meanwhile: nothing to cancel
+    (void)AuditEvent(env.approval, "sweep_cancel", p.plan_id, requester,
+                     {{"job", p.result.job_id}, {"why", timed_out ? "timeout" : "sweep cancelled"}, {"ok", st.ok()}});
+    p.result.status = timed_out ? "timeout" : "cancelled";
+    p.result.detail = timed_out ? "still " + p.last_state + " after the sweep's " + std::to_string(spec.timeout_s) + " s; cancelled"
+                                : "the sweep was cancelled while the job was " + p.last_state + "; job cancelled";
     p.done = true;
     Say(env, Label(p.result) + " job " + p.result.job_id + ": " + p.result.detail);
   }
 }
 
 // 3. Wait for every job, measuring each as it ends.
-void WaitForEveryRun(const SweepSpec& spec, const SweepEnv& env, std::chrono::steady_clock::time_point started,
-                     std::vector<Pending>& runs) {
+void WaitForEveryRun(const SweepSpec& spec, const SweepEnv& env, const Actor& requester,
+                     std::chrono::steady_clock::time_point started, std::vector<Pending>& runs) {
   const auto deadline = started + std::chrono::seconds(spec.timeout_s);
   size_t left = 0;
   for (const auto& p : runs) left += p.done ? 0 : 1;
@@ -209,8 +222,8 @@ void WaitForEveryRun(const SweepSpec& spec, const SweepEnv& env, std::chrono::st
       PollRun(spec, env, runs.size(), p, &left);
     }
     if (left == 0) break;
-    if (std::chrono::steady_clock::now() > deadline) {
-      CancelUnfinished(spec, env, runs);
+    if (Cancelled(env) || std::chrono::steady_clock::now() > deadline) {
+      CancelUnfinished(spec, env, requester, !Cancelled(env), runs);
       break;
     }
     std::this_thread::sleep_for(std::chrono::duration<double>(env.poll_seconds));
@@ -237,7 +250,7 @@ std::string RunSweep(const SweepSpec& spec, const std::vector<SweepState>& state
   if (std::string e = RefuseDisallowed(runs, env, requester); !e.empty()) return e;
   const auto started = std::chrono::steady_clock::now();
   if (std::string e = SubmitEveryRun(spec, env, requester, runs); !e.empty()) return e;
-  WaitForEveryRun(spec, env, started, runs);
+  WaitForEveryRun(spec, env, requester, started, runs);
   results->clear();
   for (auto& p : runs) results->push_back(p.result);
   return "";

@@ -27,11 +27,15 @@ struct SweepEnv {
   std::string requester = "mt sweep";     // recorded as the plan's requester (role ci)
   double poll_seconds = 1.0;
   std::function<void(const std::string&)> progress;   // one line per event
+  // Polled between submissions and while waiting: once true, no further run is submitted,
+  // every job still running is cancelled and its result is `cancelled`.
+  std::function<bool()> cancelled;
 };
 
 // "" with `results` filled (one per state × run × node count, in spec order), or an error
 // when nothing could be run (bad state, policy refusal, audit log unwritable). Runs that
-// fail individually are results with status failed / timeout / error.
+// fail individually are results with status failed / timeout / error; runs of a cancelled
+// sweep are `cancelled` (their jobs cancelled, or never submitted).
 std::string RunSweep(const SweepSpec& spec, const std::vector<SweepState>& states, const SweepEnv& env,
                      std::vector<SweepResult>* results);
 

@@ -9,14 +9,22 @@
 #     exactly one new failure and no regression;
 #  4. a run the ci policy forbids (too many nodes) stops the sweep before anything is
 #     submitted, and the refusal is in the audit log;
-#  every submitted plan is recorded as approved by policy.ci in the audit log.
-# Usage: sweep_slurm_test.sh MT SLURM_UP SLURM_DOWN REPO_MODELS_DIR
+#  every submitted plan is recorded as approved by policy.ci in the audit log;
+#  6. over MCP (mt serve --http, a ci token), from the official TypeScript client with the
+#     Tasks extension (tests/node/sweep_task_client.mjs): run_sweep runs as a task, its
+#     progress shows in the task's status and its result is fetched after completion;
+#  7. cancelling a run_sweep task cancels the Slurm jobs it submitted (scontrol shows them
+#     CANCELLED, the audit log holds a sweep_cancel per job).
+# Usage: sweep_slurm_test.sh MT SLURM_UP SLURM_DOWN REPO_MODELS_DIR [NODE_DIR]
 set -uo pipefail
 MT=$(realpath "${1:?mt}"); UP=$(realpath "${2:?slurm-up.sh}"); DOWN=$(realpath "${3:?slurm-down.sh}"); MODELS=$(realpath "${4:?configs/models}")
+NODE_DIR=${5:-}
+HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/../../lib/server.sh"
 command -v slurmctld >/dev/null && command -v sbatch >/dev/null || { echo "SKIP: slurm not installed (scripts/packages.txt)"; exit 77; }
 T=$(mktemp -d /tmp/mt-sweep-test.XXXXXX)
 chmod 755 "$T"
-cleanup() { local rc=$?; bash "$DOWN" "$T/slurm" >/dev/null 2>&1; [ $rc = 0 ] && rm -rf "$T" || echo "kept $T"; exit $rc; }
+cleanup() { local rc=$?; stop_server; bash "$DOWN" "$T/slurm" >/dev/null 2>&1; [ $rc = 0 ] && rm -rf "$T" || echo "kept $T"; exit $rc; }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 read -r CTL D < <(python3 -c 'import socket
@@ -131,3 +139,70 @@ assert all(e["via"] == "policy" and e["actor"] == "policy.ci" and e["requester"]
 assert any(e["event"] == "refused" and "N=4" in e.get("reason", "") for e in ev)
 PY
 echo "ok   5. audit log: 16 plans approved by policy.ci, the refusal recorded"
+
+[ -n "$NODE_DIR" ] || { echo "ok   (6, 7 not run: no NODE_DIR given)"; exit 0; }
+# 6. run_sweep as an MCP task over HTTP with a ci token; the server's sweeps are configs/sweeps
+#    beside its models (the base state here).
+mkdir -p base/configs/sweeps
+cat > base/configs/sweeps/mcp-smoke.yaml <<'EOF2'
+name: mcp-smoke
+backend: slurm
+scheduler: [-p, debug, --time=10]
+passthrough: [steps=30, _env_SIM_STEP_SECONDS=0.1, _env_SIM_STARTUP_SECONDS=0.2]
+timeout_s: 240
+runs:
+  - model: llama2-70b
+    nodes: [1, 2]
+EOF2
+sed -e 's/name: mcp-smoke/name: mcp-slow/' -e 's/_env_SIM_STEP_SECONDS=0.1/_env_SIM_STEP_SECONDS=5/' -e 's/steps=30/steps=50/' \
+  base/configs/sweeps/mcp-smoke.yaml > base/configs/sweeps/mcp-slow.yaml
+CI_SECRET=ci-$RANDOM-$RANDOM
+cat >> mt.yaml <<EOF2
+tokens:
+  - name: ci-bot
+    sha256: $(printf %s "$CI_SECRET" | sha256sum | cut -d' ' -f1)
+    role: ci
+EOF2
+export MT_MODELS_DIR="$T/base/configs/models"
+start_server "$T/serve.log" "$MT" serve --http 127.0.0.1:0 --config mt.yaml || fail "mt serve did not start"
+URL="http://127.0.0.1:$SERVER_PORT/mcp"
+timeout 300 node "$NODE_DIR/sweep_task_client.mjs" --http "$URL" --token "$CI_SECRET" --sweep mcp-smoke --complete > mcp6.txt 2>&1 \
+  || { cat mcp6.txt; tail -20 "$T/serve.log"; fail "run_sweep as a task"; }
+python3 - <<'PY' || { cat mcp6.txt; fail "run_sweep task result"; }
+import json
+lines = open("mcp6.txt").read().splitlines()
+progress = [l for l in lines if l.startswith("PROGRESS ")]
+assert any("submitted" in l for l in progress), progress
+result = json.loads(next(l for l in lines if l.startswith("RESULT "))[7:])
+assert result["sweep"] == "mcp-smoke" and result["status"] == "passed", result
+runs = {(r["model"], r["nodes"]): r for r in result["runs"]}
+assert set(runs) == {("llama2-70b", 1), ("llama2-70b", 2)}, runs
+assert all(r["status"] == "ok" and r["tgs"] > 1000 and r["verdict"] == "new" and r["job_id"] for r in runs.values()), runs
+PY
+echo "ok   6. run_sweep over MCP: a task with progress, its result fetched after completion ($(grep -c '^PROGRESS' mcp6.txt) progress lines)"
+
+# 7. cancel a slow sweep's task once a job is submitted: its Slurm jobs are cancelled
+timeout 300 node "$NODE_DIR/sweep_task_client.mjs" --http "$URL" --token "$CI_SECRET" --sweep mcp-slow --cancel > mcp7.txt 2>&1 \
+  || { cat mcp7.txt; tail -20 "$T/serve.log"; fail "cancelling the run_sweep task"; }
+grep -q "^OUTCOME cancelled" mcp7.txt || { cat mcp7.txt; fail "the task was not cancelled"; }
+jobs=""
+for _ in $(seq 120); do
+  jobs=$(python3 -c 'import json,sys
+ev=[json.loads(l) for l in open(sys.argv[1])]
+print(" ".join(e["job"] for e in ev if e["event"]=="sweep_cancel" and e.get("why")=="sweep cancelled"))' "$T/ws/.mt/audit.jsonl")
+  [ "$(echo $jobs | wc -w)" -ge 1 ] && break
+  sleep 0.5
+done
+[ -n "$jobs" ] || { cat mcp7.txt; fail "no sweep_cancel in the audit log"; }
+for j in $jobs; do
+  state=""
+  for _ in $(seq 60); do
+    state=$(scontrol show job -o "$j" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+    case "$state" in CANCELLED|"") break;; esac
+    sleep 0.5
+  done
+  [ "$state" = CANCELLED ] || fail "job $j is '$state' after the task was cancelled, not CANCELLED"
+done
+[ -z "$(squeue -h -o %i | grep -wF -f <(printf '%s\n' $jobs) || true)" ] || fail "cancelled jobs still queued"
+echo "ok   7. cancelling the run_sweep task cancelled its Slurm job(s): $jobs"
+stop_server

@@ -16,6 +16,7 @@
 #include "tools/gate/approval_gate.h"
 #include "tools/catalog/cancel_job_tool.h"
 #include "tools/catalog/config.h"
+#include "tools/catalog/run_sweep_tool.h"
 #include "tools/catalog/submit_job_tool.h"
 
 namespace mt::tools {
@@ -94,16 +95,17 @@ class ApprovalTools : public ::testing::Test {
     registry_ = std::make_shared<mcp::Registry>();
     RegisterSubmitJob(*registry_, o);
     RegisterCancelJob(*registry_, o);
+    RegisterRunSweep(*registry_, o);
     server_ = std::make_unique<mcp::Server>(mcp::ServerInfo{}, registry_);
   }
 
   Json Modern(const Json& params, Json caps = Json::object(), const std::string& who = "agent-1",
-              const std::string& role = "agent") {
+              const std::string& role = "agent", const std::string& method = "tools/call") {
     Json p = params;
     p["_meta"] = ModernMeta(caps);
     mcp::RequestEnv env;
     env.principal = mcp::Principal{who, role, true};
-    auto r = server_->Handle({{"jsonrpc", "2.0"}, {"id", ++id_}, {"method", "tools/call"}, {"params", p}}, env);
+    auto r = server_->Handle({{"jsonrpc", "2.0"}, {"id", ++id_}, {"method", method}, {"params", p}}, env);
     return r ? *r : Json();
   }
   // Form mode: the client's answer decides (approvals.in_band: form, trusted configs only).
@@ -316,12 +318,19 @@ TEST_F(ApprovalTools, AnElicitationAnswerForAnotherPlanIsRefused) {
 TEST_F(ApprovalTools, NothingAnAgentSendsApproves) {
   Json s = Modern(Submit(EchoArgs()))["result"]["structuredContent"];
   const std::string id = s["plan_id"], hash = s["plan_hash"];
-  // No tool approves: the catalogue has only the two gated tools, and extra arguments
-  // ("approved": true) are schema errors.
+  // No tool approves: the catalogue has only the two gated tools and run_sweep (the CI
+  // policy's, role ci only), none takes an approval, and extra arguments ("approved": true)
+  // are schema errors.
   mcp::RequestEnv env;
   auto list = server_->Handle({{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/list"}, {"params", {{"_meta", ModernMeta({})}}}}, env);
   ASSERT_TRUE(list);
-  EXPECT_EQ((*list)["result"]["tools"].size(), 2u);
+  std::vector<std::string> names;
+  for (const auto& t : (*list)["result"]["tools"]) {
+    names.push_back(t["name"]);
+    for (const auto& [field, schema] : t["inputSchema"]["properties"].items())
+      EXPECT_EQ(field.find("approv"), std::string::npos) << t["name"] << " takes " << field;
+  }
+  EXPECT_THAT(names, ::testing::UnorderedElementsAre("submit_job", "cancel_job", "run_sweep"));
   Json sneaky = Modern(Submit({{"plan_id", id}, {"approved", true}}));
   EXPECT_TRUE(sneaky["result"].value("isError", false));
   // The gate itself refuses an agent's (or CI's) decision, whatever channel carries it.
@@ -619,6 +628,94 @@ TEST_F(ApprovalTools, InBandModesParseAndPrivilegedSettingsNeedAnOperatorFile) {
   why = CheckPrivilegedSettings(LoadConfigFile(cfg));
   if (geteuid() == 0) EXPECT_EQ(why, "");
   else EXPECT_THAT(why, HasSubstr("owned by the server's own user"));
+}
+
+// run_sweep: the server's sweeps (configs/sweeps beside the models), for role ci only,
+// as a task for clients with the Tasks extension; cancelling the task cancels its jobs.
+class RunSweepTool : public ApprovalTools {
+ protected:
+  void SetUp() override {
+    ApprovalTools::SetUp();
+    testing::WriteFile(dir_.path() / "sweeps" / "echo.yaml",
+                       "name: echo\nbackend: local\ntimeout_s: 120\nruns:\n  - model: echo-args\n    nodes: [1]\n");
+    testing::WriteFile(dir_.path() / "sweeps" / "sleepy.yaml",
+                       "name: sleepy\nbackend: local\ntimeout_s: 300\npassthrough: [\"120\"]\nruns:\n"
+                       "  - model: sleeper\n    nodes: [1, 2]\n");
+    Rebuild("ci: {backends: [local], max_nodes: 2, max_steps: 5, cancel: true}");
+  }
+  Json Call(const std::string& method, Json params, const std::string& role = "ci") {
+    Json caps = {{"extensions", {{mcp::kTasksExtension, Json::object()}}}};
+    return Modern(params, caps, "ci-bot", role, method);
+  }
+  // Polls the task until it leaves `working` (bounded).
+  Json WaitTask(const Json& task_id, int seconds) {
+    Json t;
+    for (int i = 0; i < seconds * 20; ++i) {
+      t = Call("tasks/get", {{"taskId", task_id}})["result"];
+      if (t.value("status", "") != "working") break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return t;
+  }
+  static Json Sweep(const std::string& name) { return {{"name", "run_sweep"}, {"arguments", {{"sweep", name}}}}; }
+};
+
+TEST_F(RunSweepTool, OnlyCiRunsSweepsAndOnlyTheServersOwn) {
+  Json agent = Modern(Sweep("echo"))["result"];
+  EXPECT_TRUE(agent.value("isError", false));
+  EXPECT_THAT(agent["content"][0]["text"].get<std::string>(), HasSubstr("only a caller with role ci"));
+  Json missing = Modern(Sweep("nope"), {}, "ci-bot", "ci")["result"];
+  EXPECT_THAT(missing["content"][0]["text"].get<std::string>(), HasSubstr("no sweep 'nope'"));
+  // A path is not a sweep name (the schema's pattern refuses it before the handler runs).
+  Json path = Modern({{"name", "run_sweep"}, {"arguments", {{"sweep", "../../etc/passwd"}}}}, {}, "ci-bot", "ci")["result"];
+  EXPECT_TRUE(path.value("isError", false));
+  EXPECT_EQ(JobDirs(), 0);
+}
+
+TEST_F(RunSweepTool, AsATaskItRunsUnderThePolicyAndItsResultIsFetchedAfterwards) {
+  Json handle = Call("tools/call", Sweep("echo"))["result"];
+  ASSERT_EQ(handle["resultType"], "task") << handle.dump();
+  Json done = WaitTask(handle["taskId"], 60);
+  ASSERT_EQ(done["status"], "completed") << done.dump();
+  const Json& answer = done["result"]["structuredContent"];
+  EXPECT_EQ(answer["sweep"], "echo");
+  ASSERT_EQ(answer["runs"].size(), 1u);
+  const Json& run = answer["runs"][0];
+  EXPECT_EQ(run["model"], "echo-args");
+  // echo-args prints no step lines: the job completed but nothing could be measured, which
+  // fails the sweep (a sweep cannot vouch for a model it did not measure).
+  EXPECT_EQ(run["status"], "error") << run.dump();
+  EXPECT_THAT(run["detail"].get<std::string>(), HasSubstr("completed but its log has no step"));
+  EXPECT_EQ(answer["status"], "failed");
+  EXPECT_TRUE(LogHas(run["job_id"], "ARG<"));
+  EXPECT_EQ(Audited("approved"), 1);   // by the policy, audited like submit_job from CI
+}
+
+TEST_F(RunSweepTool, CancellingTheTaskCancelsTheJobsItSubmitted) {
+  Json handle = Call("tools/call", Sweep("sleepy"))["result"];
+  ASSERT_EQ(handle["resultType"], "task") << handle.dump();
+  // Both runs submitted (two job directories), then cancel.
+  for (int i = 0; i < 400 && JobDirs() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_EQ(JobDirs(), 2);
+  Json cancel = Call("tasks/cancel", {{"taskId", handle["taskId"]}});
+  EXPECT_FALSE(cancel.contains("error")) << cancel.dump();
+  // The handler sees the flag at its next poll and cancels both jobs (audited).
+  for (int i = 0; i < 400 && Audited("sweep_cancel") < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(Audited("sweep_cancel"), 2);
+  for (const auto& e : fs::directory_iterator(ws_)) {
+    if (!e.is_directory() || e.path().filename().string()[0] == '.') continue;
+    Json st;
+    bool ended = false;
+    for (int i = 0; i < 400 && !ended; ++i) {
+      ASSERT_TRUE(launch::JobStatus(ws_, e.path().filename().string(), &st).ok());
+      ended = st.value("state", "") != "RUNNING" && st.value("state", "") != "PENDING";
+      if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    // stopped, long before its 120 s sleep could complete
+    EXPECT_TRUE(ended) << st.dump();
+    EXPECT_NE(st.value("state", ""), "COMPLETED") << st.dump();
+  }
+  EXPECT_EQ(Call("tasks/get", {{"taskId", handle["taskId"]}})["result"]["status"], "cancelled");
 }
 
 }  // namespace

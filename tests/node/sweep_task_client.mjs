@@ -1,0 +1,119 @@
+// run_sweep as an MCP task from the official TypeScript requester (@modelcontextprotocol/client
+// v2 + @modelcontextprotocol/ext-tasks) over Streamable HTTP, 2026-07-28.
+//
+//   node sweep_task_client.mjs --http URL --token SECRET --sweep NAME (--complete | --cancel)
+//
+// --complete: the sweep runs as a task to its end; prints the progress lines seen while
+//   polling and the result fetched after completion as one JSON line (RESULT {...}).
+// --cancel: cancels the task once its status says a job was submitted; prints the
+//   progress seen and the outcome (OUTCOME cancelled).
+// Exits non-zero when the server does not answer with a task or the outcome is not the
+// expected one.
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
+
+const argv = process.argv.slice(2);
+const opt = (name) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const url = opt('--http');
+const token = opt('--token');
+const sweep = opt('--sweep');
+const cancel = argv.includes('--cancel');
+const VERSION = '2026-07-28';
+const TASKS = 'io.modelcontextprotocol/tasks';
+const clientInfo = { name: 'mt-sweep-task-client', version: '1.0.0' };
+const clientCapabilities = { extensions: { [TASKS]: {} } };
+const auth = { Authorization: `Bearer ${token}` };
+
+let nextId = 1;
+async function rawDispatch(request, options = {}) {
+  const params = request.params ?? {};
+  const name = params.name ?? params.uri ?? params.taskId;
+  const headers = {
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    'MCP-Protocol-Version': VERSION,
+    'Mcp-Method': request.method,
+    ...(typeof name === 'string' ? { 'Mcp-Name': name } : {}),
+    ...(options.context?.headers ?? {}),
+    ...auth,
+  };
+  const body = JSON.stringify({ jsonrpc: '2.0', id: `sweep-${nextId++}`, ...request });
+  const res = await fetch(url, { method: 'POST', headers, body, signal: options.signal });
+  const text = await res.text();
+  let message;
+  if ((res.headers.get('content-type') ?? '').includes('text/event-stream')) {
+    for (const line of text.split(/\r?\n/)) {
+      if (!line.startsWith('data:')) continue;
+      const m = JSON.parse(line.slice(5));
+      if ('result' in m || 'error' in m) message = m;
+    }
+  } else {
+    message = JSON.parse(text);
+  }
+  if (!message) throw new Error(`HTTP ${res.status}: no JSON-RPC response`);
+  return message.error ? { kind: 'error', error: message.error } : { kind: 'result', result: message.result };
+}
+
+// tasks/get through the same raw path: the status message is the sweep's latest progress line.
+async function statusOf(taskId) {
+  const r = await rawDispatch({
+    method: 'tasks/get',
+    params: { taskId, _meta: { 'io.modelcontextprotocol/protocolVersion': VERSION, 'io.modelcontextprotocol/clientCapabilities': clientCapabilities } },
+  });
+  if (r.kind === 'error') throw new Error(`tasks/get: ${JSON.stringify(r.error)}`);
+  return r.result;
+}
+
+const client = new Client(clientInfo, { capabilities: {}, versionNegotiation: { mode: { pin: VERSION } } });
+await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: auth } }));
+const session = createTaskSessionFromClient(client, {
+  endpointId: 'mt-serve',
+  rawDispatch,
+  v2RequestFraming: { protocolVersion: VERSION, clientInfo, clientCapabilities },
+  onInputRequest: async (request) => {
+    throw new Error(`run_sweep asked the client (${request.kind}): a sweep must never need the agent's answer`);
+  },
+});
+let rc = 0;
+try {
+  const execution = await session.callTool('run_sweep', { sweep });
+  if (execution.kind !== 'task') throw new Error(`expected a task, got ${execution.kind}: ${JSON.stringify(execution)}`);
+  const id = execution.handle.taskId;
+  console.log(`TASK ${id.slice(0, 8)}…`);
+  const seen = [];
+  const deadline = Date.now() + 400_000;
+  for (;;) {
+    const t = await statusOf(id);
+    if (t.statusMessage && seen[seen.length - 1] !== t.statusMessage) {
+      seen.push(t.statusMessage);
+      console.log(`PROGRESS ${t.statusMessage}`);
+    }
+    if (t.status !== 'working') break;
+    if (cancel && seen.some((m) => m.includes('submitted'))) {
+      await execution.cancel();
+      break;
+    }
+    if (Date.now() > deadline) throw new Error('the task did not finish in 400 s');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const { outcome } = await execution.settle();
+  console.log(`OUTCOME ${outcome.status}`);
+  if (cancel) {
+    if (outcome.status !== 'cancelled') throw new Error(`expected cancelled, got ${outcome.status}`);
+  } else {
+    if (outcome.status !== 'completed') throw new Error(`expected completed, got ${JSON.stringify(outcome)}`);
+    if (!seen.length) throw new Error('no progress seen while the task ran');
+    const result = resultFromTaskOutcome(outcome);
+    console.log(`RESULT ${JSON.stringify(result.structuredContent)}`);
+  }
+} catch (e) {
+  console.log(`FAIL ${e.stack ?? e.message}`);
+  rc = 1;
+} finally {
+  await session.close();
+  await client.close();
+}
+process.exit(rc);
