@@ -77,7 +77,7 @@ def calls(jobs):
             ("query_tsdb", {"job": "7877", "mode": "correlate", "training_step": 100}),
             ("query_tsdb", {"job": "8043", "mode": "playbook", "playbook": "heartbeat", "detail": "full"}),
             ("submit_job", {"model": "mixtral-8x22b", "nodes": 2, "backend": "local", "passthrough": ["steps=5"]}),
-            ("cancel_job", {"job": "8101"})]
+            ("cancel_job", {"job": "8101"}), ("run_sweep", {"sweep": "ci-smoke"})]
     return out
 
 
@@ -86,7 +86,7 @@ BAD = [("read_log", {"job": "8101", "rank": -1}, "rank"), ("list_jobs", {"limit"
        ("perf_analysis", {"job": "8101", "warmup_steps": 100001}, "warmup_steps"),
        ("compare_jobs", {"jobs": ["8101"]}, "jobs"), ("query_tsdb", {"job": "8101", "mode": "sql"}, "mode"),
        ("triage_log", {"job": "8101", "surprise": 1}, "surprise"), ("submit_job", {"nodes": 0}, "nodes"),
-       ("cancel_job", {"job": ""}, "job")]
+       ("cancel_job", {"job": ""}, "job"), ("run_sweep", {"sweep": "../../etc/passwd"}, "sweep")]
 
 
 def main():
@@ -133,6 +133,12 @@ def main():
         if tools["cancel_job"]["outputSchema"] != tools["submit_job"]["outputSchema"]:
             fail("cancel_job and submit_job must publish the same plan-view schema")
         answered.setdefault("cancel_job", 0)
+        # run_sweep is for role ci; this session is an agent's, so it is refused by role (its
+        # answers are checked against the schema by mt itself in the sweep-slurm test).
+        r = s.rpc("tools/call", {"name": "run_sweep", "arguments": {"sweep": "ci-smoke"}})
+        if not r.get("isError") or "only a caller with role ci" not in r["content"][0]["text"]:
+            fail(f"run_sweep from an agent must be refused by role, got {r}")
+        answered.setdefault("run_sweep", 0)
         missing = sorted(n for n in set(tools) - set(answered))
         if missing:
             fail(f"tools never answered with a structured result: {missing}")
