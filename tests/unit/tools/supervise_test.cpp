@@ -1,0 +1,138 @@
+// tools/supervise: the restart decision table and the node ledger (a real file, appended
+// by concurrent writers).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <thread>
+
+#include "tests/unit/tools/test_util.h"
+#include "tools/supervise/decision.h"
+#include "tools/supervise/node_ledger.h"
+
+namespace mt::tools {
+namespace {
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+AttemptDiagnosis Failed(const std::string& job, const std::string& cls, int64_t step, std::vector<std::string> culprits = {},
+                        std::optional<int64_t> checkpoint = std::nullopt) {
+  return {job, "failed", cls, step, checkpoint, std::move(culprits)};
+}
+
+TEST(RestartDecision, TransientClassesRestartFromTheCheckpointWithoutTheCulprit) {
+  for (const char* cls : {"hang", "nccl_error", "heartbeat", "node_fail", "gpu_hw_error", "preempted"}) {
+    Decision d = Decide(Failed("101", cls, 420, {"gpu-07"}, 400), {}, 0, {});
+    EXPECT_EQ(d.action, "restart") << cls;
+    EXPECT_THAT(d.exclude, ElementsAre("gpu-07")) << cls;
+    EXPECT_EQ(d.resume_step, 400) << cls;
+  }
+  // A hang is judged while the job still "runs"
+  AttemptDiagnosis hung{"102", "hang", "hang", 3841, 3800, {}};
+  EXPECT_EQ(Decide(hung, {}, 0, {}).action, "restart");
+  // no checkpoint: from the start, and the reason says so
+  EXPECT_THAT(Decide(Failed("103", "nccl_error", 20), {}, 0, {}).reason, HasSubstr("from the start"));
+}
+
+TEST(RestartDecision, WhatARestartCannotFixStops) {
+  for (const char* cls : {"oom", "host_oom", "python_exception", "model_not_found", "container_pull_fail", "cancelled"})
+    EXPECT_EQ(Decide(Failed("201", cls, 10), {}, 0, {}).action, "stop") << cls;
+  EXPECT_EQ(Decide({"202", "completed", "completed", 5000, 5000, {}}, {}, 0, {}).action, "stop");
+  EXPECT_EQ(Decide({"203", "running", "running", 50, std::nullopt, {}}, {}, 0, {}).action, "continue");
+}
+
+TEST(RestartDecision, TheSameFailureAtTheSameStepTwiceIsTheProgramsAndStops) {
+  const auto first = Failed("301", "nccl_error", 777, {"gpu-02"}, 700);
+  const auto again = Failed("302", "nccl_error", 777, {"gpu-05"}, 700);
+  Decision d = Decide(again, {first}, 1, {});
+  EXPECT_EQ(d.action, "stop");
+  EXPECT_THAT(d.reason, HasSubstr("again (job 301"));
+  // the same class at another step is another transient failure
+  EXPECT_EQ(Decide(Failed("303", "nccl_error", 900, {}, 800), {first}, 1, {}).action, "restart");
+}
+
+TEST(RestartDecision, RestartsAreBoundedAndManyCulpritsMeanTheFabric) {
+  EXPECT_EQ(Decide(Failed("401", "hang", 10), {}, 3, {}).action, "stop");
+  RestartPolicy p;
+  p.max_excluded = 2;
+  Decision d = Decide(Failed("402", "nccl_error", 10, {"a", "b", "c"}), {}, 0, p);
+  EXPECT_EQ(d.action, "restart");
+  EXPECT_THAT(d.exclude, IsEmpty());
+  EXPECT_THAT(d.reason, HasSubstr("the fabric, not a node"));
+}
+
+TEST(RestartDecision, AnUnknownClassIsAHumansToJudge) {
+  Decision d = Decide(Failed("501", "something_new", 10), {}, 0, {});
+  EXPECT_EQ(d.action, "stop");
+  EXPECT_THAT(d.reason, HasSubstr("a human decides"));
+  EXPECT_EQ(ActionForClass("something_new"), "");
+}
+
+class NodeLedgerTest : public ::testing::Test {
+ protected:
+  testing::TempDir dir_;
+  NodeLedger ledger_ = NodeLedger::ForWorkspace(dir_.path());
+  static LedgerEntry Hit(int64_t t, const std::string& host, const std::string& job, const std::string& cls = "gpu_hw_error") {
+    return {t, host, job, "implicated", cls, "XID 79", "triage"};
+  }
+  static LedgerEntry Clean(int64_t t, const std::string& host, const std::string& job) { return {t, host, job, "clean", "", "", ""}; }
+};
+
+constexpr int64_t kNow = 1772000000, kDay = 86400;
+
+TEST_F(NodeLedgerTest, ARepeatOffenderIsExcludedUntilACleanJobReleasesIt) {
+  ASSERT_TRUE(ledger_.Append({Hit(kNow - 3 * kDay, "gpu-07", "10"), Hit(kNow - 2 * kDay, "gpu-03", "11")}).ok());
+  ASSERT_TRUE(ledger_.Append({Hit(kNow - kDay, "gpu-07", "12", "nccl_error")}).ok());
+  std::vector<std::string> out;
+  ASSERT_TRUE(ledger_.Excluded({}, kNow, &out).ok());
+  EXPECT_THAT(out, ElementsAre("gpu-07"));
+  std::vector<NodeStanding> s;
+  ASSERT_TRUE(ledger_.Standings({}, kNow, &s).ok());
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].host, "gpu-07");
+  EXPECT_EQ(s[0].implications, 2);
+  EXPECT_EQ(s[0].last_class, "nccl_error");
+  EXPECT_FALSE(s[1].excluded);
+  // a clean job on gpu-07 releases it; a new implication counts from there
+  ASSERT_TRUE(ledger_.Append({Clean(kNow - 3600, "gpu-07", "13")}).ok());
+  ASSERT_TRUE(ledger_.Excluded({}, kNow, &out).ok());
+  EXPECT_THAT(out, IsEmpty());
+  // outside the window, implications no longer count
+  ASSERT_TRUE(ledger_.Append({Hit(kNow - 10 * kDay, "gpu-09", "1"), Hit(kNow - 9 * kDay, "gpu-09", "2")}).ok());
+  ASSERT_TRUE(ledger_.Excluded({}, kNow, &out).ok());
+  EXPECT_THAT(out, IsEmpty());
+  ASSERT_TRUE(ledger_.Excluded({2, 14 * kDay}, kNow, &out).ok());
+  EXPECT_THAT(out, ElementsAre("gpu-09"));
+}
+
+TEST_F(NodeLedgerTest, BadEntriesAreRefusedAndForeignLinesSkipped) {
+  EXPECT_EQ(ledger_.Append({Hit(kNow, "../etc/passwd", "1")}).code(), base::Errc::kInvalid);
+  EXPECT_EQ(ledger_.Append({{kNow, "gpu-01", "1", "blessed", "", "", ""}}).code(), base::Errc::kInvalid);
+  ASSERT_TRUE(ledger_.Append({Hit(kNow, "gpu-01", "1")}).ok());
+  std::ofstream(ledger_.file(), std::ios::app) << "not json\n{\"time\": 1, \"host\": \"a b\", \"event\": \"clean\"}\n";
+  std::vector<LedgerEntry> all;
+  int skipped = 0;
+  ASSERT_TRUE(ledger_.Read(&all, &skipped).ok());
+  EXPECT_EQ(all.size(), 1u);
+  EXPECT_EQ(skipped, 2);
+}
+
+TEST_F(NodeLedgerTest, ConcurrentWritersNeverInterleave) {
+  std::vector<std::thread> writers;
+  for (int w = 0; w < 4; ++w)
+    writers.emplace_back([this, w] {
+      for (int i = 0; i < 50; ++i)
+        EXPECT_TRUE(ledger_.Append({Hit(kNow - i, "gpu-" + std::to_string(w), std::to_string(i)),
+                                    Hit(kNow - i, "gpu-x" + std::to_string(w), std::to_string(i))}).ok());
+    });
+  for (auto& t : writers) t.join();
+  std::vector<LedgerEntry> all;
+  int skipped = 0;
+  ASSERT_TRUE(ledger_.Read(&all, &skipped).ok());
+  EXPECT_EQ(all.size(), 400u);
+  EXPECT_EQ(skipped, 0);
+}
+
+}  // namespace
+}  // namespace mt::tools
