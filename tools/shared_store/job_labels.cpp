@@ -24,11 +24,9 @@ bool IsJobId(const std::string& id) {
                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-'; });
 }
 
-std::string Selector(const std::string& name_matcher, const JobLabel& l, const std::string& id) {
-  return "{__name__" + name_matcher + "," + l.label + "=\"" + id + "\"}";
+std::string Matching(const JobLabel& l, const std::string& id) {
+  return std::string("{__name__=~\"") + l.names + "\"," + l.label + "=\"" + id + "\"}";
 }
-
-std::string Matching(const JobLabel& l, const std::string& id) { return Selector(std::string("=~\"") + l.names + "\"", l, id); }
 
 // `wrap` around each exporter's selector, joined with `or`.
 std::string PerExporter(const std::string& id, const std::string& before, const std::string& after) {
@@ -47,34 +45,24 @@ std::vector<TsdbPoint> RangePoints(const PrometheusClient& store, const std::str
   return out;
 }
 
-// The newest labelled sample at `at`. timestamp() drops the metric name, so two metrics of
-// one GPU would clash: it reads one metric per exporter.
-double NewestSample(const PrometheusClient& store, const std::string& id, double at) {
-  double newest = 0;
-  for (const auto& l : kJobLabels) {
-    const auto names = ParseQueryData(store.Query("count by (__name__) (" + Matching(l, id) + ")", at));
-    if (names.empty()) continue;
-    std::string one = names.front().label("__name__");
-    for (const auto& n : names) one = std::min(one, n.label("__name__"));
-    for (const auto& s : ParseQueryData(store.Query("max(timestamp(" + Selector("=\"" + one + "\"", l, id) + "))", at)))
-      for (const auto& p : s.points) newest = std::max(newest, p.v);
-  }
-  return newest;
+// Per exporter, the number of the job's series with a sample in the `range` before each
+// point. last_over_time keeps the metric name (unlike the other range functions), so a GPU's
+// two metrics stay two series; and unlike a bare selector it still sees samples whose series
+// went stale since (a job that ended: the exporter dropped its label, the scraper marked the
+// series stale).
+std::string Labelled(const std::string& id, const std::string& range) {
+  return PerExporter(id, "count(last_over_time(", "[" + range + "]))");
 }
 
 }  // namespace
 
 std::string JobLabelSelector(const std::string& id) { return IsJobId(id) ? PerExporter(id, "", "") : ""; }
 
-// Functions of a range or a sample drop the metric name, and a GPU's series of two metrics
-// then share a label set (an error in PromQL): the selectors are aggregated first.
 std::vector<std::string> HostsFromJobLabels(TsdbContext& ctx, const std::string& job_id) {
   if (!IsJobId(job_id)) return {};
-  const std::string by = PerExporter(job_id, "count by (Hostname, hostname, instance) (", ")");
-  const std::string expr = "group by (host) (" +
-                           WithHostLabel("max_over_time((" + by + ")[" + PromDuration(ctx.data().seconds() + 60) + ":1m])",
-                                         {"hostname", "Hostname"}) +
-                           ")";
+  const std::string by = PerExporter(job_id, "count by (Hostname, hostname, instance) (last_over_time(",
+                                     "[" + PromDuration(ctx.data().seconds() + 60) + "]))");
+  const std::string expr = "group by (host) (" + WithHostLabel("(" + by + ")", {"hostname", "Hostname"}) + ")";
   std::vector<std::string> hosts;
   for (const auto& s : ParseQueryData(ctx.client().Query(expr, ctx.data().end)))
     if (!s.label("host").empty()) hosts.push_back(s.label("host"));
@@ -85,21 +73,18 @@ std::vector<std::string> HostsFromJobLabels(TsdbContext& ctx, const std::string&
 std::optional<TsdbWindow> WindowFromJobLabels(const PrometheusClient& store, const std::string& job_id, double until,
                                               double lookback_s) {
   if (!IsJobId(job_id) || lookback_s <= 0) return std::nullopt;
-  const std::string count = PerExporter(job_id, "count(", ")");
-  // Coarse: a point sees the samples of Prometheus' lookback before it (5 minutes unless the
-  // store sets --query.lookback-delta lower), so points 5 minutes apart miss none (more
-  // apart over long lookbacks: a job shorter than the step may then be missed, and the
-  // answer says to give start and end).
+  // Coarse: each point sees the samples of the step before it, so no job is missed however
+  // short (at most 10,000 points over the lookback).
   const double coarse = std::max(300.0, std::ceil(lookback_s / 10000));
-  const auto seen = RangePoints(store, count, until - lookback_s, until, coarse);
+  const auto seen = RangePoints(store, Labelled(job_id, PromDuration(coarse)), until - lookback_s, until, coarse);
   if (seen.empty()) return std::nullopt;
-  // The first sample: the first point, at one second, that sees one.
-  const auto first = RangePoints(store, count, seen.front().t - coarse, seen.front().t, 1);
-  // The last: the next coarse point saw none, so nothing came after the newest sample the
-  // last coarse point sees.
-  const double end = NewestSample(store, job_id, seen.back().t);
-  if (first.empty() || end <= first.front().t) return std::nullopt;
-  return TsdbWindow{first.front().t, end};
+  // Fine, at one second, in the first and the last coarse step that saw a sample: the first
+  // and the last second that holds one.
+  const std::string second = Labelled(job_id, "1s");
+  const auto first = RangePoints(store, second, seen.front().t - coarse, seen.front().t, 1);
+  const auto last = RangePoints(store, second, seen.back().t - coarse, seen.back().t, 1);
+  if (first.empty() || last.empty() || last.back().t <= first.front().t) return std::nullopt;
+  return TsdbWindow{first.front().t, last.back().t};
 }
 
 }  // namespace mt::tools

@@ -22,8 +22,9 @@ std::string JobLabelSelector(const std::string& job_id);
 std::vector<std::string> HostsFromJobLabels(TsdbContext& ctx, const std::string& job_id);
 
 // When the job's labelled samples begin and end, searched over the `lookback_s` seconds
-// before `until`: hours first, then seconds around the first and last hour. nullopt when no
-// sample carries the id there.
+// before `until`: in steps of 5 minutes (or lookback/10,000) first, then at one second in
+// the first and the last step that holds one. Samples of series gone stale since (the job
+// ended) count. nullopt when no sample carries the id there.
 std::optional<TsdbWindow> WindowFromJobLabels(const PrometheusClient& store, const std::string& job_id, double until,
                                               double lookback_s);
 

@@ -310,8 +310,9 @@ Attribution Attribute(TsdbContext& tsdb, const Json& triage) {
   for (const auto& [h, n] : fatal) a.checks.back().hosts.push_back(h);
   if (!fatal.empty() && fatal.size() * 2 < tsdb.Hosts().size()) {
     a.family = "node_death";
+    const std::string read = sig.vocabulary == "mt" ? "hw_gpu_ras_*_ue_total" : series_of(sig.fatal);
     for (const auto& [h, n] : fatal)
-      a.culprits.push_back({h, "node_death", "hw_gpu_ras_*_ue_total", a.symptom.progress_end.value_or(tsdb.data().end), 0, n, 10, 0.9});
+      a.culprits.push_back({h, "node_death", read, a.symptom.progress_end.value_or(tsdb.data().end), 0, n, 10, 0.9});
     a.why = std::to_string(fatal.size()) + " host(s) counted uncorrectable or fatal GPU errors: a node failing in hardware (drain it)";
     return a;
   }
