@@ -57,12 +57,11 @@ StoreCoverage ReadCoverage(TsdbContext& tsdb, double scrape) {
   if (!scrapes.present() || w.seconds() <= 0) return c;
   scrape = std::max(scrape, 1.0);
   c.step = ChooseStep(w.seconds(), scrape);
-  // Each point counts the samples of the last two steps: one late or lost scrape is not a
-  // hole, two in a row are.
-  const std::string window = PromDuration(2 * c.step);
-  // A point counts the samples of (t - 2 steps, t]: the last sample before a hole lies up
-  // to two steps before the last point that still counts it.
+  // Each point counts the samples of the two steps before it: one late or lost scrape is not
+  // a hole, two in a row are; and the last sample before a hole lies up to two steps before
+  // the last point that still counts it.
   const double reach = 2 * c.step;
+  const std::string window = PromDuration(reach);
   for (const auto& s : tsdb.Range(FillWindows(scrapes.expr, window, window, window), w, c.step)) {
     const std::string host = s.label("host");
     if (host.empty() || s.points.empty()) continue;

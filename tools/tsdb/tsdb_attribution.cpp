@@ -25,6 +25,32 @@ std::vector<HostSeries> PerHostSeries(TsdbContext& tsdb, const std::string& expr
   return out;
 }
 
+// The series of a signal (a ", "-list) that the host itself exports: on an exporter store a
+// signal reads every GPU exporter's names (a cluster may mix NVIDIA and AMD nodes), but a
+// culprit is blamed through its own. The list unchanged on mt's store, or when no exporter
+// claims the host.
+std::string SeriesOfHost(TsdbContext& tsdb, const std::string& series, const std::string& host) {
+  if (tsdb.Signals().vocabulary == "mt") return series;
+  std::string out;
+  for (size_t at = 0; at < series.size();) {
+    size_t end = series.find(", ", at);
+    if (end == std::string::npos) end = series.size();
+    const std::string item = series.substr(at, end - at), name = item.substr(0, item.find(' '));
+    at = end + 2;
+    for (const auto& e : tsdb.Exporters()) {
+      if (!std::binary_search(e.hosts.begin(), e.hosts.end(), host)) continue;
+      const bool exports = std::any_of(e.exporter.present.begin(), e.exporter.present.end(), [&name](const FamilyPresence& p) {
+        return std::find(p.series.begin(), p.series.end(), name) != p.series.end();
+      });
+      if (exports) {
+        out += (out.empty() ? "" : ", ") + item;
+        break;
+      }
+    }
+  }
+  return out.empty() ? series : out;
+}
+
 // Per slow segment, the hosts whose signal moved with it.
 FamilyCheck CheckFamily(TsdbContext& tsdb, const FamilySignalOnStore& f, const Symptom& sym, std::vector<Culprit>* culprits) {
   FamilyCheck c;
@@ -68,6 +94,7 @@ FamilyCheck CheckFamily(TsdbContext& tsdb, const FamilySignalOnStore& f, const S
     return c;   // a shift every host shares names no host
   }
   for (auto& [h, k] : best) {
+    k.metric = SeriesOfHost(tsdb, k.metric, h);
     c.hosts.push_back(h);
     c.score = std::max(c.score, k.score);
     culprits->push_back(k);
@@ -312,7 +339,8 @@ Attribution Attribute(TsdbContext& tsdb, const Json& triage) {
     a.family = "node_death";
     const std::string read = sig.vocabulary == "mt" ? "hw_gpu_ras_*_ue_total" : series_of(sig.fatal);
     for (const auto& [h, n] : fatal)
-      a.culprits.push_back({h, "node_death", read, a.symptom.progress_end.value_or(tsdb.data().end), 0, n, 10, 0.9});
+      a.culprits.push_back(
+          {h, "node_death", SeriesOfHost(tsdb, read, h), a.symptom.progress_end.value_or(tsdb.data().end), 0, n, 10, 0.9});
     a.why = std::to_string(fatal.size()) + " host(s) counted uncorrectable or fatal GPU errors: a node failing in hardware (drain it)";
     return a;
   }

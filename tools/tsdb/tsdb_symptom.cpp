@@ -148,7 +148,13 @@ Symptom ReadSymptom(TsdbContext& tsdb, const Json& triage) {
     s.why = "no throughput series (neither the log's TGS nor the TSDB's tb_perf scalars) to align hosts with";
   } else {
     s.kind = "none";
-    s.why = "throughput stayed at its early steady state (" + Num(s.baseline_tgs) + ") and progress did not stop";
+    s.why = "throughput stayed at its early steady state (" + Num(s.baseline_tgs) + ")";
+    // Progress that ended with the GPUs going idle is the job ending (triage says how), not a stop.
+    if (s.progress_end && !s.util_after.empty())
+      s.why += "; progress ended at " + IsoTime(*s.progress_end) + " (step " + std::to_string(*last_step) +
+               ") with the GPUs going idle: the job ended there, it did not hang";
+    else
+      s.why += " and progress did not stop";
   }
   return s;
 }
