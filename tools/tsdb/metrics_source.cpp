@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
-#include <fstream>
 #include <stdexcept>
 
 #include "mcp/base64.h"
@@ -11,31 +9,9 @@
 namespace mt::tools {
 namespace {
 
-constexpr std::size_t kMaxSecretBytes = 16 * 1024;
-
-std::string Origins(const SecretRef& r) {
-  int n = !r.env.empty() + !r.file.empty() + !r.value.empty();
-  return n > 1 ? "give one of env, file or value, not " + std::to_string(n) : "";
-}
-
 // The secret's value, read now; the error names where it should have come from, never what it is.
 std::string Resolve(const MetricsSource& s, const std::string& what, const SecretRef& r) {
-  const std::string where = "metrics source '" + s.name + "': " + what;
-  if (!r.value.empty()) return r.value;
-  if (!r.env.empty()) {
-    const char* v = std::getenv(r.env.c_str());
-    if (v == nullptr || *v == '\0') throw std::runtime_error(where + ": environment variable " + r.env + " is not set");
-    return v;
-  }
-  std::ifstream in(r.file, std::ios::binary);
-  if (!in) throw std::runtime_error(where + ": cannot read " + r.file.string());
-  std::string text(kMaxSecretBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > kMaxSecretBytes) throw std::runtime_error(where + ": " + r.file.string() + " is larger than 16 KiB");
-  if (auto nl = text.find_first_of("\r\n"); nl != std::string::npos) text.resize(nl);
-  if (text.empty()) throw std::runtime_error(where + ": " + r.file.string() + " is empty");
-  return text;
+  return ReadSecret(r, "metrics source '" + s.name + "': " + what);
 }
 
 bool HeaderNameOk(const std::string& n) {
@@ -58,7 +34,7 @@ std::string CheckMetricsSource(const MetricsSource& s) {
   for (const auto& [what, ref] : {std::pair<std::string, const SecretRef*>{"bearer_token", &s.bearer_token},
                                   {"basic_auth.password", &s.basic_auth_password}}) {
     if (!ref->value.empty()) return at + what + " is a secret: give it as env or file, not inline";
-    if (std::string e = Origins(*ref); !e.empty()) return at + what + ": " + e;
+    if (std::string e = SecretOrigins(*ref); !e.empty()) return at + what + ": " + e;
   }
   if (!s.bearer_token.empty() && !s.basic_auth_user.empty()) return at + "give bearer_token or basic_auth, not both";
   if (!s.basic_auth_user.empty() && s.basic_auth_password.empty()) return at + "basic_auth needs a password (env or file)";
@@ -67,7 +43,7 @@ std::string CheckMetricsSource(const MetricsSource& s) {
     if (name == "Authorization" || name == "authorization")
       return at + "give Authorization through bearer_token or basic_auth, so it is never inline";
     if (ref.empty()) return at + "header " + name + " has no value (value, env or file)";
-    if (std::string e = Origins(ref); !e.empty()) return at + "header " + name + ": " + e;
+    if (std::string e = SecretOrigins(ref); !e.empty()) return at + "header " + name + ": " + e;
   }
   if (s.client_cert_file.empty() != s.client_key_file.empty())
     return at + "client_cert_file and client_key_file go together";

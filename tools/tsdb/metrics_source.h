@@ -10,17 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "tools/common/secret_ref.h"
 #include "tools/tsdb/prometheus_client.h"
 
 namespace mt::tools {
-
-// Where a secret (or a plain header value) comes from: exactly one of these.
-struct SecretRef {
-  std::string env;                 // an environment variable
-  std::filesystem::path file;      // a file (first line, trailing newline dropped)
-  std::string value;               // inline: only for values that are not secret (X-Scope-OrgID)
-  bool empty() const { return env.empty() && file.empty() && value.empty(); }
-};
 
 struct MetricsSource {
   std::string name;                // what query_tsdb's `source` names

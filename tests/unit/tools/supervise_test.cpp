@@ -3,12 +3,20 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <httplib.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include "tests/unit/tools/test_util.h"
 #include "tools/supervise/decision.h"
 #include "tools/supervise/node_ledger.h"
+#include "tools/supervise/notifier.h"
 
 namespace mt::tools {
 namespace {
@@ -132,6 +140,137 @@ TEST_F(NodeLedgerTest, ConcurrentWritersNeverInterleave) {
   ASSERT_TRUE(ledger_.Read(&all, &skipped).ok());
   EXPECT_EQ(all.size(), 400u);
   EXPECT_EQ(skipped, 0);
+}
+
+// A webhook receiver on loopback: fails the first `fail_first` posts with 503, then
+// answers 200 (after `delay_ms`), recording each accepted body and Idempotency-Key.
+class Receiver {
+ public:
+  explicit Receiver(int fail_first = 0, int delay_ms = 0) : fail_left_(fail_first) {
+    server_.Post("/hooks/T0K3N-secret", [this, delay_ms](const httplib::Request& req, httplib::Response& res) {
+      ++posts_;
+      if (delay_ms) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+      if (fail_left_ > 0) {
+        --fail_left_;
+        res.status = 503;
+        return;
+      }
+      std::lock_guard lock(mu_);
+      keys_.push_back(req.get_header_value("Idempotency-Key"));
+      bodies_.push_back(Json::parse(req.body));
+      res.status = 200;
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    for (int i = 0; i < 500 && !server_.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ~Receiver() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/hooks/T0K3N-secret"; }
+  std::vector<std::string> keys() {
+    std::lock_guard lock(mu_);
+    return keys_;
+  }
+  std::vector<Json> bodies() {
+    std::lock_guard lock(mu_);
+    return bodies_;
+  }
+  int posts() const { return posts_; }
+
+ private:
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+  std::atomic<int> fail_left_, posts_{0};
+  std::mutex mu_;
+  std::vector<std::string> keys_;
+  std::vector<Json> bodies_;
+};
+
+class NotifierTest : public ::testing::Test {
+ protected:
+  Webhook Hook(const Receiver& r, const std::string& format = "json") {
+    setenv("MT_TEST_WEBHOOK_URL", r.url().c_str(), 1);
+    Webhook h;
+    h.name = "ops";
+    h.url.env = "MT_TEST_WEBHOOK_URL";
+    h.format = format;
+    h.timeout_seconds = 2;
+    h.backoff_seconds = 0.05;
+    return h;
+  }
+  static Notice Note(const std::string& kind, const std::string& text) { return {"", 0, "8311", kind, text, Json::object()}; }
+  testing::TempDir dir_;
+};
+
+TEST_F(NotifierTest, EveryNoticeReachesTheWebhookOnceInOrderThroughRetriesAndRestarts) {
+  Receiver r(/*fail_first=*/2);
+  const Webhook hook = Hook(r);
+  {
+    Outbox box(dir_.path());
+    ASSERT_TRUE(box.Add(Note("hang", "no step for 31 min")).ok());
+    ASSERT_TRUE(box.Add(Note("decision", "restart excluding gpu-07")).ok());
+    int delivered = 0;
+    ASSERT_TRUE(box.Deliver(hook, &delivered).ok());   // the first two posts fail, the retries succeed
+    EXPECT_EQ(delivered, 2);
+  }
+  // A new watch process on the same outbox: only what was added since goes out.
+  Outbox again(dir_.path());
+  ASSERT_TRUE(again.Add(Note("restarted", "job 8312 submitted")).ok());
+  int delivered = 0;
+  ASSERT_TRUE(again.Deliver(hook, &delivered).ok());
+  EXPECT_EQ(delivered, 1);
+  ASSERT_TRUE(again.Deliver(hook, &delivered).ok());
+  EXPECT_EQ(delivered, 0);
+  const auto bodies = r.bodies();
+  ASSERT_EQ(bodies.size(), 3u);
+  EXPECT_EQ(bodies[0]["kind"], "hang");
+  EXPECT_EQ(bodies[2]["text"], "job 8312 submitted");
+  const auto keys = r.keys();
+  EXPECT_EQ(std::set<std::string>(keys.begin(), keys.end()).size(), 3u);   // distinct idempotency keys
+  EXPECT_EQ(keys[0], bodies[0]["id"]);
+  EXPECT_EQ(r.posts(), 5);
+}
+
+TEST_F(NotifierTest, AFailingWebhookKeepsTheNoticePendingAndTheErrorNeverShowsTheUrl) {
+  Receiver r(/*fail_first=*/100);
+  Webhook hook = Hook(r, "slack");
+  hook.attempts = 2;
+  Outbox box(dir_.path());
+  ASSERT_TRUE(box.Add(Note("hang", "stuck")).ok());
+  int delivered = 0;
+  base::Status st = box.Deliver(hook, &delivered);
+  EXPECT_FALSE(st.ok());
+  EXPECT_THAT(st.message(), HasSubstr("HTTP 503"));
+  EXPECT_THAT(st.message(), ::testing::Not(HasSubstr("T0K3N")));
+  std::vector<Notice> pending;
+  ASSERT_TRUE(box.Pending(hook, &pending).ok());
+  EXPECT_EQ(pending.size(), 1u);
+  EXPECT_EQ(r.posts(), 2);
+  // slack's shape
+  EXPECT_EQ(WebhookPayload(hook, pending[0]), (Json{{"text", "[mt] job 8311: hang — stuck"}}));
+}
+
+TEST_F(NotifierTest, ASlowReceiverIsCutAtTheTimeoutAndAMissingSecretIsNamed) {
+  Receiver slow(0, /*delay_ms=*/3000);
+  Webhook hook = Hook(slow);
+  hook.timeout_seconds = 1;
+  hook.attempts = 1;
+  Outbox box(dir_.path());
+  ASSERT_TRUE(box.Add(Note("state", "RUNNING")).ok());
+  int delivered = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  base::Status st = box.Deliver(hook, &delivered);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(3));
+  EXPECT_FALSE(st.ok());
+  EXPECT_THAT(st.message(), ::testing::Not(HasSubstr("T0K3N")));
+  hook.url.env = "MT_TEST_NO_SUCH_VARIABLE";
+  st = box.Deliver(hook, &delivered);
+  EXPECT_THAT(st.message(), HasSubstr("environment variable MT_TEST_NO_SUCH_VARIABLE is not set"));
+  hook.name = "../etc";
+  EXPECT_EQ(box.Deliver(hook, &delivered).code(), base::Errc::kInvalid);
 }
 
 }  // namespace
