@@ -11,6 +11,7 @@
 // expected one.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
+import { makeRawDispatch } from './raw_dispatch.mjs';
 
 const argv = process.argv.slice(2);
 const opt = (name) => {
@@ -27,35 +28,7 @@ const clientInfo = { name: 'mt-sweep-task-client', version: '1.0.0' };
 const clientCapabilities = { extensions: { [TASKS]: {} } };
 const auth = { Authorization: `Bearer ${token}` };
 
-let nextId = 1;
-async function rawDispatch(request, options = {}) {
-  const params = request.params ?? {};
-  const name = params.name ?? params.uri ?? params.taskId;
-  const headers = {
-    'Content-Type': 'application/json',
-    Accept: 'application/json, text/event-stream',
-    'MCP-Protocol-Version': VERSION,
-    'Mcp-Method': request.method,
-    ...(typeof name === 'string' ? { 'Mcp-Name': name } : {}),
-    ...(options.context?.headers ?? {}),
-    ...auth,
-  };
-  const body = JSON.stringify({ jsonrpc: '2.0', id: `sweep-${nextId++}`, ...request });
-  const res = await fetch(url, { method: 'POST', headers, body, signal: options.signal });
-  const text = await res.text();
-  let message;
-  if ((res.headers.get('content-type') ?? '').includes('text/event-stream')) {
-    for (const line of text.split(/\r?\n/)) {
-      if (!line.startsWith('data:')) continue;
-      const m = JSON.parse(line.slice(5));
-      if ('result' in m || 'error' in m) message = m;
-    }
-  } else {
-    message = JSON.parse(text);
-  }
-  if (!message) throw new Error(`HTTP ${res.status}: no JSON-RPC response`);
-  return message.error ? { kind: 'error', error: message.error } : { kind: 'result', result: message.result };
-}
+const rawDispatch = makeRawDispatch({ url, auth, version: VERSION, idPrefix: 'sweep' });
 
 // tasks/get through the same raw path: the status message is the sweep's latest progress line.
 async function statusOf(taskId) {

@@ -19,10 +19,14 @@ constexpr const char* kDescription =
     "minutes: clients with the MCP Tasks extension get a task (progress in its status, the result after "
     "completion); cancelling it cancels every job the sweep submitted.";
 
+// The models directory the server plans with (configs/models unless configured).
+std::filesystem::path ModelsDir(const ApprovalEnv& env) {
+  return std::filesystem::absolute(env.models_dir.empty() ? launch::DefaultModelsDir() : env.models_dir);
+}
+
 // The sweep file the server has under this name: configs/sweeps next to the models.
 std::filesystem::path SweepFile(const ApprovalEnv& env, const std::string& name) {
-  const std::filesystem::path models = env.models_dir.empty() ? launch::DefaultModelsDir() : env.models_dir;
-  const std::filesystem::path dir = std::filesystem::absolute(models).parent_path() / "sweeps";
+  const std::filesystem::path dir = ModelsDir(env).parent_path() / "sweeps";
   for (const char* ext : {".yaml", ".yml"})
     if (std::error_code ec; std::filesystem::is_regular_file(dir / (name + ext), ec)) return dir / (name + ext);
   throw std::invalid_argument("no sweep '" + name + "' in the server's " + dir.string());
@@ -61,12 +65,10 @@ RunSweepAnswer RunSweepCall(const ProductOptions& options, const RunSweepInput& 
   env.progress = [&ctx, &events](const std::string& line) { ctx.ReportProgress(++events, std::nullopt, line); };
   env.cancelled = [&ctx] { return ctx.cancelled(); };
   // The server's own code state: the repository its models come from.
-  const std::filesystem::path models =
-      env.approval.models_dir.empty() ? launch::DefaultModelsDir() : env.approval.models_dir;
-  const std::filesystem::path repo = std::filesystem::absolute(models).parent_path().parent_path();
+  const std::filesystem::path models = ModelsDir(env.approval), repo = models.parent_path().parent_path();
   std::error_code ec;
   const bool in_repo = std::filesystem::equivalent(repo / "configs" / "models", models, ec);
-  const std::vector<SweepState> states{{"current", in_repo ? repo : std::filesystem::absolute(models)}};
+  const std::vector<SweepState> states{{"current", in_repo ? repo : models}};
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<SweepResult> results;
   if (std::string e = RunSweep(spec, states, env, &results); !e.empty()) throw std::runtime_error(e);

@@ -115,19 +115,24 @@ base::Status Outbox::AckedCount(const Webhook& hook, size_t* n) const {
 }
 
 base::Status Outbox::Pending(const Webhook& hook, std::vector<Notice>* out) const {
+  size_t acked = 0;
+  return PendingFrom(hook, out, &acked);
+}
+
+base::Status Outbox::PendingFrom(const Webhook& hook, std::vector<Notice>* out, size_t* acked) const {
   if (!NameOk(hook.name)) return base::Status(base::Errc::kInvalid, "webhook name '" + hook.name + "': use letters, digits, '-', '_'");
   std::vector<Notice> all;
-  size_t acked = 0;
   if (base::Status st = Read(&all); !st.ok()) return st;
-  if (base::Status st = AckedCount(hook, &acked); !st.ok()) return st;
-  out->assign(all.begin() + static_cast<std::ptrdiff_t>(std::min(acked, all.size())), all.end());
+  if (base::Status st = AckedCount(hook, acked); !st.ok()) return st;
+  out->assign(all.begin() + static_cast<std::ptrdiff_t>(std::min(*acked, all.size())), all.end());
   return base::Status::Ok();
 }
 
 base::Status Outbox::Deliver(const Webhook& hook, int* delivered) {
   *delivered = 0;
   std::vector<Notice> pending;
-  if (base::Status st = Pending(hook, &pending); !st.ok()) return st;
+  size_t acked = 0;
+  if (base::Status st = PendingFrom(hook, &pending, &acked); !st.ok()) return st;
   if (pending.empty()) return base::Status::Ok();
   std::string url;
   try {
@@ -135,8 +140,6 @@ base::Status Outbox::Deliver(const Webhook& hook, int* delivered) {
   } catch (const std::exception& e) {
     return base::Status(base::Errc::kInvalid, e.what());
   }
-  size_t acked = 0;
-  if (base::Status st = AckedCount(hook, &acked); !st.ok()) return st;
   for (const Notice& n : pending) {
     base::Status last;
     double wait = hook.backoff_seconds;

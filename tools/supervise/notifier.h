@@ -65,6 +65,8 @@ class Outbox {
  private:
   std::filesystem::path Acked(const Webhook& hook) const;
   base::Status AckedCount(const Webhook& hook, size_t* n) const;
+  // Pending(), with the acknowledged count it started from.
+  base::Status PendingFrom(const Webhook& hook, std::vector<Notice>* out, size_t* acked) const;
   std::filesystem::path dir_;
 };
 
