@@ -27,12 +27,13 @@ RULES = {
     "tools/tsdb": TOOLS_LOW,
     "tools/shared_store": ["tools/logs", "tools/tsdb"] + TOOLS_LOW,
     "tools/supervise": ["tools/logs"] + TOOLS_LOW,
-    "tools/perf": ["tools/logs", "tools/tsdb"] + TOOLS_LOW,
-    "tools/compare": ["tools/perf", "tools/shared_store", "tools/logs", "tools/tsdb"] + TOOLS_LOW,
-    "tools/gate": ["tools/perf", "tools/logs", "tools/tsdb", "launcher/approval"] + LAUNCH + TOOLS_LOW,
-    "tools/catalog": ["tools/gate", "tools/compare", "tools/shared_store", "tools/supervise", "tools/perf", "tools/logs", "tools/tsdb",
+    "tools/trace": ["mcp"] + BASE,
+    "tools/perf": ["tools/logs", "tools/tsdb", "tools/trace"] + TOOLS_LOW,
+    "tools/compare": ["tools/perf", "tools/trace", "tools/shared_store", "tools/logs", "tools/tsdb"] + TOOLS_LOW,
+    "tools/gate": ["tools/perf", "tools/trace", "tools/logs", "tools/tsdb", "launcher/approval"] + LAUNCH + TOOLS_LOW,
+    "tools/catalog": ["tools/gate", "tools/trace", "tools/compare", "tools/shared_store", "tools/supervise", "tools/perf", "tools/logs", "tools/tsdb",
                       "launcher/approval"] + LAUNCH + TOOLS_LOW,
-    "tools/cli": ["tools/catalog", "tools/gate", "tools/compare", "tools/shared_store", "tools/supervise", "tools/perf", "tools/logs", "tools/tsdb",
+    "tools/cli": ["tools/catalog", "tools/trace", "tools/gate", "tools/compare", "tools/shared_store", "tools/supervise", "tools/perf", "tools/logs", "tools/tsdb",
                   "launcher/approval", "launcher/sim", "launcher/demo"] + LAUNCH + TOOLS_LOW,
 }
 # Known violations, each to be removed by the issue that lists it (not a place to add more).
