@@ -358,10 +358,11 @@ class Analyser {
       if (a.second.second != b.second.second) return a.second.second > b.second.second;
       return t_.strings[a.first] < t_.strings[b.first];
     });
-    for (size_t i = 0; i < v.size() && i < 10; ++i) {
+    for (size_t i = 0; i < v.size() && i < 200; ++i) {
       const auto& [id, ct] = v[i];
-      out_.top.push_back({CutUtf8(t_.strings[id], 120), ct.first, ct.second, ct.second / static_cast<double>(ct.first)});
+      out_.ops.push_back({CutUtf8(t_.strings[id], 120), ct.first, ct.second, ct.second / static_cast<double>(ct.first)});
     }
+    out_.top.assign(out_.ops.begin(), out_.ops.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(10, out_.ops.size())));
   }
 
   const TraceFile& t_;

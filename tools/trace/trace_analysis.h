@@ -80,6 +80,7 @@ struct TraceAnalysis {
   SteadyFigures steady;
   std::optional<LinkFigures> links;
   std::vector<OpTotal> top;              // at most 10
+  std::vector<OpTotal> ops;              // the same ranking, at most 200 (for trace diffs)
   std::string top_source;
   std::vector<CollectiveFigures> collectives;  // sorted by kind
   int64_t cpu_step_overlaps = 0;

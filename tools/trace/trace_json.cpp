@@ -82,4 +82,35 @@ Json AnalysisJson(const TraceAnalysis& a) {
           {"checks", checks}, {"notes", a.notes}};
 }
 
+Json RankComparisonJson(const RankComparison& r) {
+  Json ranks = Json::array();
+  for (const RankFigures& f : r.ranks)
+    ranks.push_back({{"file", f.file}, {"rank", f.rank}, {"rank_source", f.rank_source},
+                     {"step_time_us", Opt(f.step_time_us)}, {"own_share", Opt(f.own_share)},
+                     {"exposed_comm_share", Opt(f.exposed_comm_share)}, {"compute_share", Opt(f.compute_share)},
+                     {"idle_share", Opt(f.idle_share)}});
+  Json steps = Json::array();
+  for (const StepSlowest& s : r.per_step)
+    steps.push_back({{"step", s.step}, {"rank", s.rank}, {"own_us", s.own_us}, {"next_own_us", s.next_own_us}});
+  Json coll = Json::array();
+  for (const CollectiveSkew& c : r.collectives)
+    coll.push_back({{"kind", c.kind}, {"least_rank", c.least_rank}, {"least_us_per_step", c.least_us},
+                    {"most_rank", c.most_rank}, {"most_us_per_step", c.most_us}});
+  return {{"verdict", r.verdict}, {"straggler", OptI(r.straggler)}, {"lead", r.lead},
+          {"others_exposed_comm_share", r.others_exposed_comm_share}, {"why", r.why}, {"ranks", ranks},
+          {"slowest_per_step", steps}, {"collectives", coll}};
+}
+
+Json TraceDiffJson(const TraceDiff& d) {
+  Json cats = Json::array();
+  for (const CategoryDelta& c : d.categories)
+    cats.push_back({{"category", c.category}, {"base_us", Opt(c.base_us)}, {"test_us", Opt(c.test_us)},
+                    {"delta_us", Opt(c.delta_us)}, {"base_share", Opt(c.base_share)}, {"test_share", Opt(c.test_share)}});
+  Json ops = Json::array();
+  for (const OpDelta& o : d.ops)
+    ops.push_back({{"name", o.name}, {"base_us_per_step", o.base_us}, {"test_us_per_step", o.test_us},
+                   {"delta_us_per_step", o.delta_us}, {"base_count", o.base_count}, {"test_count", o.test_count}});
+  return {{"summary", d.summary}, {"categories", cats}, {"ops", ops}};
+}
+
 }  // namespace mt::tools::trace

@@ -3,10 +3,14 @@
 // user can read `mt trace --json` with the oracle's docstring as its definition.
 #pragma once
 #include "mcp/json.h"
+#include "tools/trace/rank_comparison.h"
 #include "tools/trace/trace_analysis.h"
+#include "tools/trace/trace_diff.h"
 
 namespace mt::tools::trace {
 
 Json AnalysisJson(const TraceAnalysis& a);
+Json RankComparisonJson(const RankComparison& r);
+Json TraceDiffJson(const TraceDiff& d);
 
 }  // namespace mt::tools::trace

@@ -1,0 +1,41 @@
+#include "tools/trace/trace_files.h"
+
+#include <algorithm>
+
+namespace mt::tools::trace {
+
+namespace fs = std::filesystem;
+
+bool LooksLikeTraceName(const std::string& n) {
+  auto ends = [&](const std::string& s) { return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0; };
+  if (!ends(".json") && !ends(".json.gz")) return false;
+  return n.find("trace") != std::string::npos || n.rfind("rank", 0) == 0;
+}
+
+base::Result<std::vector<fs::path>> FindTraceFiles(const fs::path& path, size_t max_files) {
+  std::error_code ec;
+  auto st = fs::symlink_status(path, ec);
+  if (ec) return base::StatusOf(ec, path.string());
+  if (fs::is_regular_file(st)) return std::vector<fs::path>{path};
+  if (fs::is_symlink(st)) {
+    auto target = fs::status(path, ec);
+    if (!ec && fs::is_regular_file(target)) return std::vector<fs::path>{path};
+  }
+  if (!fs::is_directory(st)) return base::Result<std::vector<fs::path>>(base::Errc::kNotRegular, path.string() + " is neither a file nor a directory");
+  std::vector<fs::path> out;
+  fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) return base::StatusOf(ec, path.string());
+  for (; it != end; it.increment(ec)) {
+    if (ec) return base::StatusOf(ec, path.string());
+    if (it.depth() >= 8) it.disable_recursion_pending();
+    if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
+    if (!LooksLikeTraceName(it->path().filename().string())) continue;
+    if (out.size() >= max_files)
+      return base::Result<std::vector<fs::path>>(base::Errc::kTooMany, path.string() + " holds more than " + std::to_string(max_files) + " trace files");
+    out.push_back(it->path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace mt::tools::trace
