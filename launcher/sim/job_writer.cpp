@@ -13,6 +13,7 @@
 #include "launcher/sim/metrics_model.h"
 #include "launcher/sim/noise.h"
 #include "launcher/sim/tb_scalars.h"
+#include "launcher/sim/profile_trace.h"
 #include "launcher/sim/tfevents_writer.h"
 #include "launcher/sim/timeline.h"
 
@@ -165,6 +166,10 @@ Status GenerateJob(const Scenario& s, const fs::path& workspace, const GenerateO
   fs::path events;
   if (Status e = WriteEvents(s, tl, job / s.RunName() / "tensorboard" / s.RunName(), &events); !e.ok())
     return fail(e);
+
+  // 2b. the profiler trace of node 0 (jax.profiler writes into the TensorBoard directory)
+  fs::path profile;
+  if (Status e = WriteProfileTrace(s, tl, job / s.RunName() / "tensorboard", &profile); !e.ok()) return fail(e);
 
   // 3. the TSDB: OpenMetrics windows -> promtool -> blocks
   MetricsModel model(s, tl);

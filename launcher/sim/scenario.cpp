@@ -229,7 +229,7 @@ namespace {
 bool CheckTopLevelKeys(YAML::Node& root, std::string* msg) {
   for (const auto& kv : root) {
     const std::string k = kv.first.as<std::string>();
-    if (k != "job" && k != "training" && k != "hardware" && k != "faults" && k != "description") {
+    if (k != "job" && k != "training" && k != "hardware" && k != "faults" && k != "profile" && k != "description") {
       *msg = "unknown top-level key '" + k + "'";
       return false;
     }
@@ -326,6 +326,30 @@ bool ParseTrainingSection(YAML::Node& root, Scenario& s, std::string* msg) {
   return true;
 }
 
+bool ParseProfileSection(YAML::Node& root, Scenario& s, std::string* msg) {
+  auto fail = [&](const std::string& m) {
+    *msg = m;
+    return false;
+  };
+  if (const YAML::Node p = root["profile"]) {
+    MapReader r(p, "profile");
+    if (!(r.Get("first_step", &s.profile_first_step) && r.Get("steps", &s.profile_steps) &&
+          r.Get("compute_share", &s.profile_compute_share) && r.Get("exposed_comm_share", &s.profile_exposed_comm_share) &&
+          r.Get("slow_gpu", &s.profile_slow_gpu) && r.Get("slow_pct", &s.profile_slow_pct) && r.Get("layers", &s.layers) &&
+          r.CheckUnknown()))
+      return fail(r.error());
+  }
+  if (s.profile_steps < 0 || s.profile_steps > 20) return fail("profile.steps: must be 0..20");
+  if (s.profile_first_step < 0) return fail("profile.first_step: must be >= 0");
+  if (s.profile_compute_share <= 0 || s.profile_exposed_comm_share < 0 ||
+      s.profile_compute_share + s.profile_exposed_comm_share >= 1)
+    return fail("profile: compute_share > 0, exposed_comm_share >= 0 and their sum < 1");
+  if (s.profile_slow_gpu >= s.gpus_per_node) return fail("profile.slow_gpu: must be < job.gpus_per_node");
+  if (s.profile_slow_pct < 0 || s.profile_slow_pct > 500) return fail("profile.slow_pct: must be 0..500");
+  if (s.layers < 0 || s.layers > 1000) return fail("profile.layers: must be 0..1000");
+  return true;
+}
+
 bool ParseHardwareSection(YAML::Node& root, Scenario& s, std::string* msg) {
   auto fail = [&](const std::string& m) {
     *msg = m;
@@ -417,7 +441,7 @@ bool ParseScenario(const std::string& yaml_text, const std::string& source, Scen
   Scenario s;
   std::string msg;
   if (!CheckTopLevelKeys(root, &msg) || !ParseJobSection(root, s, &msg) || !ParseTrainingSection(root, s, &msg) ||
-      !ParseHardwareSection(root, s, &msg) || !ParseFaultsSection(root, s, &msg)) {
+      !ParseHardwareSection(root, s, &msg) || !ParseFaultsSection(root, s, &msg) || !ParseProfileSection(root, s, &msg)) {
     *error = prefix + msg;
     return false;
   }

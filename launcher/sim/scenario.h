@@ -103,6 +103,15 @@ struct Scenario {
   double scrape_interval_s = 30;         // sample step of the compressed TSDB
   std::vector<Fault> faults;
 
+  // --- profiler trace (jax.profiler over a few steps of node 0; profile_steps 0: none) ---
+  int64_t profile_first_step = 5;
+  int profile_steps = 0;
+  double profile_compute_share = 0.78;   // of each profiled step: compute kernels
+  double profile_exposed_comm_share = 0.09;   // collectives not hidden behind compute
+  int profile_slow_gpu = -1;             // a GPU of node 0 whose kernels run slower
+  double profile_slow_pct = 0;           // by this much
+  int layers = 0;                        // transformer layers; 0: from the model name
+
   // Derived helpers.
   int64_t LastPlannedStep() const { return stop_step >= 0 ? stop_step : steps - 1; }
   double PeakTflops() const;

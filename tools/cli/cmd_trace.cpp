@@ -2,13 +2,12 @@
 // compute / exposed communication / memcpy / idle split, the top kernels and collectives;
 // across the traces given, which rank the others wait for; with --base, what changed.
 //   mt trace PATH... [--base PATH...] [--json]
-// A PATH is a trace file (*.pt.trace.json[.gz]) or a directory searched for them.
+// A PATH is a trace file (*.pt.trace.json[.gz], *.xplane.pb) or a directory searched for them.
 #include <cstdio>
 #include <iostream>
 
 #include "tools/cli/command.h"
 #include "tools/cli/flags.h"
-#include "tools/trace/chrome_trace_reader.h"
 #include "tools/trace/rank_comparison.h"
 #include "tools/trace/trace_diff.h"
 #include "tools/trace/trace_files.h"
@@ -30,16 +29,16 @@ bool Load(const std::vector<std::string>& paths, std::vector<tr::TraceAnalysis>*
       return false;
     }
     if (files->empty()) {
-      std::cerr << "mt trace: " << p << " holds no profiler trace (*.pt.trace.json[.gz])\n";
+      std::cerr << "mt trace: " << p << " holds no profiler trace (*.pt.trace.json[.gz], *.xplane.pb)\n";
       return false;
     }
     for (const auto& f : *files) {
-      auto t = tr::ReadChromeTrace(f.string());
-      if (!t.ok()) {
-        std::cerr << "mt trace: " << t.message() << "\n";
+      auto a = tr::AnalyseTraceFile(f);
+      if (!a.ok()) {
+        std::cerr << "mt trace: " << a.message() << "\n";
         return false;
       }
-      out->push_back(tr::AnalyseTrace(*t, f.filename().string()));
+      out->insert(out->end(), a->begin(), a->end());
     }
   }
   return true;

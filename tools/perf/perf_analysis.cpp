@@ -8,6 +8,7 @@
 #include "base/workspace_files.h"
 #include "tools/common/iso_time.h"
 #include "tools/perf/perf_artifacts.h"
+#include "tools/perf/perf_trace.h"
 #include "tools/perf/perf_peaks.h"
 #include "tools/perf/report_perf_html.h"
 #include "tools/logs/scan_cache.h"
@@ -370,7 +371,9 @@ PerfReport AnalyzePerf(const JobFiles& job, const PerfOptions& opt) {
     a.notes.push_back("the job " + (a.status == "hang" ? std::string("hangs") : "failed (" + a.cls + ")") +
                       ": its throughput is measured over the steps it completed");
   if (!rep.steady.ok) a.notes.push_back("no step with Tokens/s/device after the " + std::to_string(opt.warmup_steps) + " warm-up steps");
-  a.artifacts = DescribeArtifacts(FindPerfArtifacts(job.dir));
+  const PerfArtifacts artifacts = FindPerfArtifacts(job.dir);
+  a.artifacts = DescribeArtifacts(artifacts);
+  if (!job.dir.empty()) a.trace = ReadPerfTrace(job.dir, artifacts, &a.notes).section;
   a.verdict = Verdict(rep, a, steady, scan.steps.size(), failed);
 
   // The page shows the verdict, so it is written last.
@@ -425,6 +428,19 @@ std::string PerfText(const Json& s) {
   for (const auto& h : a["hlo_dumps"]) {
     t += "\n    " + str(h["file"]) + ": " + str(h["collectives"]) + " collectives (" + str(h["async_collectives"]) + " async)";
     for (const auto& k : h["by_kind"]) t += "; " + str(k["op"]) + " " + str(k["count"]);
+  }
+  if (s["trace"].is_object()) {
+    const Json& tr = s["trace"];
+    t += "\n  trace (" + str(tr["format"]) + ", " + str(tr["steady_steps"]) + " steady steps, " + std::to_string(tr["ranks"].size()) +
+         " ranks): step " + str(tr["step_ms"]) + " ms = compute " + str(tr["compute_pct"]) + " %, exposed comm " +
+         str(tr["exposed_comm_pct"]) + " % (comm " + str(tr["comm_pct"]) + " %), memcpy " + str(tr["memcpy_pct"]) + " %, idle " +
+         str(tr["idle_pct"]) + " %";
+    for (const auto& k : tr["top_kernels"])
+      t += "\n    " + str(k["pct_of_step"]) + " %  " + str(k["ms_per_step"]) + " ms/step  " + str(k["name"]);
+    for (const auto& c : tr["collectives"])
+      t += "\n    " + str(c["kind"]) + ": " + str(c["count_per_step"]) + "/step, " + str(c["ms_per_step"]) + " ms/step";
+    t += "\n    ranks: " + str(tr["straggler_verdict"]) + ": " + str(tr["straggler_why"]);
+    for (const auto& n : tr["next"]) t += "\n    next: " + str(n);
   }
   if (s["report"].is_object()) t += "\n  report: " + str(s["report"]["path"]) + " (served at " + str(s["report"]["url"]) + ")";
   for (const auto& n : s["notes"]) t += "\n  note: " + str(n);

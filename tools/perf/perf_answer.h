@@ -222,6 +222,82 @@ struct ArtifactsView {
   }
 };
 
+// The profiler trace's view (tools/trace), over the steady steps of the job's newest
+// profile: node 0's xplane (each GPU a rank) or the job's Chrome traces (one per rank).
+struct TraceKernelView {
+  std::string name;                      // cut to 80 bytes
+  int64_t count = 0;
+  double ms_per_step = 0, pct_of_step = 0;
+  template <class F>
+  static void Fields(F& f) {
+    f("name", &TraceKernelView::name);
+    f("count", &TraceKernelView::count, {.description = "calls over the whole trace"});
+    f("ms_per_step", &TraceKernelView::ms_per_step);
+    f("pct_of_step", &TraceKernelView::pct_of_step);
+  }
+};
+
+struct TraceCollectiveView {
+  std::string kind;
+  double count_per_step = 0, ms_per_step = 0;
+  Nullable<double> busbw_gbps;
+  template <class F>
+  static void Fields(F& f) {
+    f("kind", &TraceCollectiveView::kind);
+    f("count_per_step", &TraceCollectiveView::count_per_step);
+    f("ms_per_step", &TraceCollectiveView::ms_per_step, {.description = "kernel time, waiting for peers included"});
+    f("busbw_gbps", &TraceCollectiveView::busbw_gbps, {.description = "achieved bus bandwidth when the trace gives sizes"});
+  }
+};
+
+struct TraceRankView {
+  int64_t rank = 0;
+  Nullable<double> step_ms, compute_pct, exposed_comm_pct, memcpy_pct, idle_pct;
+  template <class F>
+  static void Fields(F& f) {
+    f("rank", &TraceRankView::rank, {.description = "the rank, or the GPU ordinal of an xplane"});
+    f("step_ms", &TraceRankView::step_ms);
+    f("compute_pct", &TraceRankView::compute_pct);
+    f("exposed_comm_pct", &TraceRankView::exposed_comm_pct);
+    f("memcpy_pct", &TraceRankView::memcpy_pct);
+    f("idle_pct", &TraceRankView::idle_pct);
+  }
+};
+
+struct TraceSection {
+  std::vector<std::string> files;        // job-dir-relative
+  std::string format;                    // xplane | kineto | legacy
+  int64_t steps = 0, steady_steps = 0;
+  Nullable<double> step_ms, compute_pct, comm_pct, exposed_comm_pct, memcpy_pct, idle_pct;   // means over ranks
+  std::vector<TraceKernelView> top_kernels;
+  std::vector<TraceCollectiveView> collectives;
+  std::vector<TraceRankView> ranks;
+  std::string straggler_verdict;         // straggler | balanced | unknown
+  Nullable<int64_t> straggler;
+  std::string straggler_why;
+  std::vector<std::string> next;         // what to look at next, most telling first
+  template <class F>
+  static void Fields(F& f) {
+    f("files", &TraceSection::files);
+    f("format", &TraceSection::format, {.one_of = {"xplane", "kineto", "legacy"}});
+    f("steps", &TraceSection::steps);
+    f("steady_steps", &TraceSection::steady_steps);
+    f("step_ms", &TraceSection::step_ms, {.description = "steady GPU step window (first kernel start to last end)"});
+    f("compute_pct", &TraceSection::compute_pct);
+    f("comm_pct", &TraceSection::comm_pct);
+    f("exposed_comm_pct", &TraceSection::exposed_comm_pct, {.description = "communication not overlapped by compute"});
+    f("memcpy_pct", &TraceSection::memcpy_pct, {.description = "memory copies not overlapped by kernels"});
+    f("idle_pct", &TraceSection::idle_pct);
+    f("top_kernels", &TraceSection::top_kernels, {.description = "rank 0's five largest kernels (CPU ops for CPU-only traces)"});
+    f("collectives", &TraceSection::collectives);
+    f("ranks", &TraceSection::ranks);
+    f("straggler_verdict", &TraceSection::straggler_verdict, {.one_of = {"straggler", "balanced", "unknown"}});
+    f("straggler", &TraceSection::straggler);
+    f("straggler_why", &TraceSection::straggler_why);
+    f("next", &TraceSection::next);
+  }
+};
+
 struct ReportLink {
   std::string path, url;
   template <class F>
@@ -244,6 +320,7 @@ struct PerfAnswer {
   std::vector<TgsPhase> phases;
   OverheadView periodic_overhead;
   ArtifactsView artifacts;
+  Nullable<TraceSection> trace;
   Nullable<ReportLink> report;
   std::vector<std::string> notes;
   std::string verdict;
@@ -264,6 +341,7 @@ struct PerfAnswer {
     f("phases", &PerfAnswer::phases);
     f("periodic_overhead", &PerfAnswer::periodic_overhead);
     f("artifacts", &PerfAnswer::artifacts);
+    f("trace", &PerfAnswer::trace, {.description = "the step decomposition from the job's profiler trace, when it has one"});
     f("report", &PerfAnswer::report);
     f("notes", &PerfAnswer::notes);
     f("verdict", &PerfAnswer::verdict);

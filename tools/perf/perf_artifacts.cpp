@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "base/workspace_files.h"
+#include "tools/trace/trace_files.h"
 
 namespace mt::tools {
 namespace {
@@ -77,6 +78,8 @@ PerfArtifacts FindPerfArtifacts(const std::filesystem::path& job_dir) {
       r.dir = dir;
       r.files.push_back(name);
       r.bytes += size;
+    } else if (trace::LooksLikeTraceName(name)) {
+      out.chrome_traces.push_back(rel);
     } else if (EndsWith(name, "after_optimizations.txt") && rel.find("xla_dump") != std::string::npos) {
       HloDump d;
       d.file = rel;
@@ -111,6 +114,7 @@ PerfArtifacts FindPerfArtifacts(const std::filesystem::path& job_dir) {
     bool ta = a.file.find("train_step") != std::string::npos, tb = b.file.find("train_step") != std::string::npos;
     return ta != tb ? ta : a.file < b.file;
   });
+  std::sort(out.chrome_traces.begin(), out.chrome_traces.end());
   std::sort(out.event_files.begin(), out.event_files.end(), [](const EventFile& a, const EventFile& b) { return a.file < b.file; });
   return out;
 }

@@ -36,6 +36,7 @@ struct EventFile {
 
 struct PerfArtifacts {
   std::vector<ProfileRun> profiles;
+  std::vector<std::string> chrome_traces;   // job-dir-relative *.pt.trace.json[.gz] and alike, sorted
   std::vector<HloDump> hlo;            // *after_optimizations.txt, train step first
   std::vector<EventFile> event_files;
   std::vector<std::string> notes;      // e.g. "walk stopped after N entries"

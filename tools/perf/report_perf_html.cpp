@@ -13,6 +13,7 @@
 
 #include "base/workspace_files.h"
 #include "tools/common/html_escape.h"
+#include "tools/perf/report_trace_html.h"
 #include "tools/tsdb/tsdb_context.h"
 #include "tools/tsdb/tsdb_series.h"
 
@@ -197,6 +198,7 @@ std::string RenderPerfHtml(const Json& p, const LogScan& scan) {
     << Str(ov["extra_seconds_per_spike"]) << " s each; " << Str(ov["overhead_pct"]) << " % of the time; " << Str(ov["at_checkpoints"])
     << " at checkpoint saves.</p>\n";
   o << "<h2>Loss</h2>\n" << LineChart("loss-chart", loss, "step", "loss", Json()) << "\n";
+  o << TraceHtmlSection(p["trace"]);
   o << "<h2>Artifacts</h2><table>";
   for (const auto& a : p["artifacts"]["xplane_profiles"]) o << Row("xplane " + Str(a["dir"]), Str(a["xplane_files"]) + " files");
   for (const auto& h : p["artifacts"]["hlo_dumps"]) {

@@ -340,7 +340,9 @@ base::Result<TraceFile> ReadChromeTrace(const std::string& path, const ReadLimit
   TraceFile out;
   Handler handler(out, limits);
   rapidjson::Reader reader;
-  constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseFullPrecisionFlag;
+  // JSON is UTF-8 (RFC 8259): a name with invalid bytes makes the file invalid, so every
+  // string a TraceFile holds can be written back as JSON.
+  constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseFullPrecisionFlag | rapidjson::kParseValidateEncodingFlag;
   rapidjson::ParseResult ok = reader.Parse<kFlags>(source, handler);
   auto where = [&](size_t offset) {
     return path + " at byte " + std::to_string(offset) + (source.compressed() ? " of its decompressed JSON" : "");

@@ -70,7 +70,8 @@ std::string CanonicalCollectiveKind(std::string_view name) {
       {"reducescatter", "ReduceScatter"}, {"reducescatterbase", "ReduceScatter"},
       {"broadcast", "Broadcast"},         {"reduce", "Reduce"},         {"barrier", "Barrier"},
       {"alltoall", "AllToAll"},           {"alltoallbase", "AllToAll"}, {"send", "Send"},
-      {"recv", "Recv"},                   {"sendrecv", "SendRecv"}};
+      {"recv", "Recv"},                   {"sendrecv", "SendRecv"},
+      {"collectivepermute", "CollectivePermute"}, {"collectivebroadcast", "CollectiveBroadcast"}};
   size_t colon = name.rfind(':');
   std::string_view tail = colon == std::string_view::npos ? name : name.substr(colon + 1);
   std::string key;
@@ -81,6 +82,13 @@ std::string CanonicalCollectiveKind(std::string_view name) {
   if (!name.empty() && std::isupper(static_cast<unsigned char>(name[0])) && colon == std::string_view::npos)
     return std::string(name);
   return key.empty() ? "Other" : key;
+}
+
+bool IsKnownCollectiveKind(std::string_view kind) {
+  for (std::string_view k : {"AllReduce", "AllGather", "ReduceScatter", "Broadcast", "Reduce", "Barrier", "AllToAll", "Send",
+                             "Recv", "SendRecv", "CollectivePermute", "CollectiveBroadcast"})
+    if (kind == k) return true;
+  return false;
 }
 
 std::string CutUtf8(const std::string& s, size_t n) {

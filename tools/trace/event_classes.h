@@ -41,6 +41,8 @@ class EventClasses {
 // "ncclKernel_AllReduce_RING_LL_Sum_float" → AllReduce; "gloo:all_reduce" → AllReduce;
 // unknown names keep their own capitalised form, else their letters lower-cased.
 std::string CanonicalCollectiveKind(std::string_view name);
+// One of the kinds CanonicalCollectiveKind knows (AllReduce, …), not a name passed through.
+bool IsKnownCollectiveKind(std::string_view kind);
 // The first `n` bytes of `s`, shortened to a UTF-8 character boundary.
 std::string CutUtf8(const std::string& s, size_t n);
 // Bytes of one element of a dtype as profilers spell it ("float", "c10::BFloat16"); 0: unknown.

@@ -70,7 +70,7 @@ class Analyser {
   Analyser(const TraceFile& t, const std::string& file) : t_(t), cls_(t) {
     out_.file = file;
     legacy_ = t.format == TraceFile::Format::kLegacy;
-    out_.format = legacy_ ? "legacy" : "kineto";
+    out_.format = legacy_ ? "legacy" : t.format == TraceFile::Format::kXPlane ? "xplane" : "kineto";
     out_.events = t.total;
     out_.bad_x = t.bad_x;
     if (t.distributed) {
@@ -212,18 +212,22 @@ class Analyser {
   }
 
   std::string KernelKind(const TraceEvent& g) const {
+    // The kind in the kernel's name (ncclKernel_AllReduce_…) first, as the oracle; a name
+    // that says no kind (RCCL's ncclDevKernel_Generic) yields to the args' collective.
     const std::string& n = Name(g);
+    std::string from_name;
     size_t p = n.find("Kernel_");
     if (p != std::string::npos) {
       size_t a = p + 7, b = a;
       while (b < n.size() && std::isalpha(static_cast<unsigned char>(n[b]))) ++b;
-      if (b > a) return CanonicalCollectiveKind(n.substr(a, b - a));
+      if (b > a) from_name = CanonicalCollectiveKind(n.substr(a, b - a));
     }
+    if (!from_name.empty() && IsKnownCollectiveKind(from_name)) return from_name;
     if (g.comm_args >= 0) {
       uint32_t cn = t_.comm_args[static_cast<size_t>(g.comm_args)].collective_name;
       if (cn != 0 && !t_.strings[cn].empty()) return CanonicalCollectiveKind(t_.strings[cn]);
     }
-    return "Other";
+    return from_name.empty() ? "Other" : from_name;
   }
 
   std::vector<CollectiveSource> CpuSteps() {

@@ -73,7 +73,7 @@ struct LinkFigures {
 struct TraceAnalysis {
   std::string file;                      // base name
   std::string mode;                      // gpu | cpu
-  std::string format;                    // kineto | legacy
+  std::string format;                    // kineto | legacy | xplane
   int64_t events = 0, bad_x = 0, duplicate_steps = 0, gpu_steps = 0;
   std::optional<int64_t> rank, world_size;   // distributedInfo
   std::vector<StepFigures> per_step;

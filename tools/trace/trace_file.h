@@ -13,7 +13,11 @@
 
 namespace mt::tools::trace {
 
-// Interned strings: id 0 is the empty string.
+// `s` with every byte that is not part of a valid UTF-8 sequence replaced by '?'.
+std::string ValidUtf8(std::string_view s);
+
+// Interned strings: id 0 is the empty string. Every string is valid UTF-8 (the readers
+// reject or repair what is not), so analyses can be written out as JSON.
 class StringPool {
  public:
   StringPool() { Intern(""); }
@@ -62,7 +66,7 @@ struct DistributedInfo {
 };
 
 struct TraceFile {
-  enum class Format { kKineto, kLegacy };
+  enum class Format { kKineto, kLegacy, kXPlane };
   Format format = Format::kKineto;
   StringPool strings;
   std::vector<TraceEvent> events;        // valid complete events, file order

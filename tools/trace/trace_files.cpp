@@ -2,12 +2,22 @@
 
 #include <algorithm>
 
+#include "tools/trace/chrome_trace_reader.h"
+#include "tools/trace/xplane_reader.h"
+
 namespace mt::tools::trace {
 
 namespace fs = std::filesystem;
 
+namespace {
+bool EndsWith(const std::string& n, const std::string& s) {
+  return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0;
+}
+}  // namespace
+
 bool LooksLikeTraceName(const std::string& n) {
-  auto ends = [&](const std::string& s) { return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0; };
+  auto ends = [&](const std::string& s) { return EndsWith(n, s); };
+  if (ends(".xplane.pb")) return true;
   if (!ends(".json") && !ends(".json.gz")) return false;
   return n.find("trace") != std::string::npos || n.rfind("rank", 0) == 0;
 }
@@ -35,6 +45,23 @@ base::Result<std::vector<fs::path>> FindTraceFiles(const fs::path& path, size_t 
     out.push_back(it->path());
   }
   std::sort(out.begin(), out.end());
+  return out;
+}
+
+base::Result<std::vector<TraceAnalysis>> AnalyseTraceFile(const fs::path& file) {
+  std::string name = file.filename().string();
+  std::vector<TraceAnalysis> out;
+  if (EndsWith(name, ".xplane.pb")) {
+    auto space = ReadXPlane(file.string());
+    if (!space.ok()) return space.status();
+    if (space->devices.empty())
+      return base::Result<std::vector<TraceAnalysis>>(base::Errc::kInvalid, file.string() + " has no device plane (/device:GPU:N): a host-only profile");
+    for (const XPlaneDevice& d : space->devices) out.push_back(AnalyseTrace(d.trace, name + ":" + d.plane));
+    return out;
+  }
+  auto t = ReadChromeTrace(file.string());
+  if (!t.ok()) return t.status();
+  out.push_back(AnalyseTrace(*t, name));
   return out;
 }
 
