@@ -99,7 +99,9 @@ class ProfileBuilder {
     const double idle = T * (1 - s_.profile_compute_share - s_.profile_exposed_comm_share);
     const size_t gpus = devices_.size();
     std::normal_distribution<double> jitter(0, 0.004);
-    host_.lines[0].events.push_back({"train", Ps(r.start - start_), Ps(T), {{"step_num", int64_t{r.step}}, {"_r", int64_t{1}}}});
+    // Start and length from rounded ends, so consecutive steps touch and never overlap.
+    host_.lines[0].events.push_back({"train", Ps(r.start - start_), Ps(r.end - start_) - Ps(r.start - start_),
+                                     {{"step_num", int64_t{r.step}}, {"_r", int64_t{1}}}});
     std::vector<double> t(gpus, r.start + 0.6 * idle);
     for (int pass = 0; pass < 2 * layers; ++pass) {
       bool fwd = pass < layers;
@@ -140,7 +142,7 @@ class ProfileBuilder {
  private:
   void Kernel(size_t g, size_t line, const std::string& name, const std::string& hlo_op, const char* details, double at,
               double dur, uint64_t corr) {
-    devices_[g].lines[line].events.push_back({name, Ps(at - start_), Ps(dur),
+    devices_[g].lines[line].events.push_back({name, Ps(at - start_), Ps(at + dur - start_) - Ps(at - start_),
                                               {{"correlation_id", corr},
                                                {"hlo_op", hlo_op},
                                                {"hlo_module", std::string("jit_train_step")},

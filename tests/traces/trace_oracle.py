@@ -68,7 +68,7 @@ Per step, mode gpu (over the step's own GPU events, all devices and streams merg
   busy_us     = |union of all the step's GPU activity|;  idle_us = step_time_us - busy_us
   shares: each of compute, comm, exposed_comm, memcpy_memset_exposed, idle / step_time_us.
   checks.gpu_window_overlaps: consecutive steps whose windows overlap (a step's GPU tail runs
-  into the next step's GPU head).
+  into the next step's GPU head), compared unrounded.
   checks.steps_without_comm: when some step has communication, the steps that have none; mode
   gpu: comm_us == 0; mode cpu: no backend span (name starting gloo:/nccl:/mpi:/ucc:) starts in
   the step (per_step.backend_comm_ops; comm_ops counts every comm op). In the gloo lab traces
@@ -105,8 +105,9 @@ top_kernels
 
 collectives
   mode gpu: communication kernels; kind = the word after "Kernel_" in the name
-  (ncclKernel_AllReduce_RING_LL_Sum_float -> AllReduce, ncclDevKernel_... alike), else
-  args["Collective name"], else "Other". Bytes of one kernel:
+  (ncclKernel_AllReduce_RING_LL_Sum_float -> AllReduce, ncclDevKernel_... alike) when it is a
+  known kind (a value of CANON_KIND), else args["Collective name"] (RCCL's
+  ncclDevKernel_Generic_1 says no kind), else that word, else "Other". Bytes of one kernel:
     a. args "In msg nelems" (AllGather: "Out msg nelems") x size of args.dtype, else
     b. the CPU events on the launch's thread that enclose the launch time and whose name
        starts with nccl:/rccl:/gloo: or is record_param_comms, innermost (shortest) first, the
@@ -154,7 +155,9 @@ CANON_KIND = {"allreduce": "AllReduce", "allgather": "AllGather", "allgatherbase
               "reducescatter": "ReduceScatter", "reducescatterbase": "ReduceScatter",
               "broadcast": "Broadcast", "reduce": "Reduce", "barrier": "Barrier",
               "alltoall": "AllToAll", "alltoallbase": "AllToAll", "send": "Send", "recv": "Recv",
-              "sendrecv": "SendRecv"}
+              "sendrecv": "SendRecv", "collectivepermute": "CollectivePermute",
+              "collectivebroadcast": "CollectiveBroadcast"}
+KNOWN_KINDS = set(CANON_KIND.values())
 BUS_FACTOR = {"AllReduce": lambda n: 2.0 * (n - 1) / n, "AllGather": lambda n: (n - 1.0) / n,
               "ReduceScatter": lambda n: (n - 1.0) / n, "Broadcast": lambda n: 1.0,
               "Reduce": lambda n: 1.0}
@@ -259,6 +262,12 @@ def hashable(x):
 # ---------------------------------------------------------------------------------------------
 def analyse(path):
     meta, raw, fmt = load(path)
+    return analyse_doc(meta, raw, fmt, path.rsplit("/", 1)[-1])
+
+
+def analyse_doc(meta, raw, fmt, file_name):
+    """The figures of one loaded trace: meta (the top-level object, {} for none), raw (the
+    event list), fmt ("kineto", "legacy", or another reader's name such as "xplane")."""
     notes = []
     legacy = fmt == "legacy"
     if legacy:
@@ -385,6 +394,7 @@ def analyse(path):
             notes.append("only %.1f%% of GPU events link to a launch: GPU events are assigned to "
                          "a step by their own ts in the step's CPU span" % (100 * share))
         members = [[] for _ in cpu_steps]
+        wins = []
         outside = 0
         for ev in gpu:
             if method == "launch_in_cpu_span":
@@ -408,14 +418,17 @@ def analyse(path):
             else:
                 w0 = w1 = None
             per_step.append(step_figures(s, w0, w1, len(mem), comp, comm, mm, allu))
-        wins = [(p["window_start"], p["window_end"]) for p in per_step if p["window_start"] is not None]
+            if mem:
+                wins.append((w0, w1))  # unrounded: a 1 ps overlap counts
         checks["gpu_window_overlaps"] = sum(1 for a, b in zip(wins, wins[1:]) if b[0] < a[1])
         top_src = [ev for ev in gpu if GPU_CATS[ev.cat] == "kernel"]
         for ev in top_src:
             if COMM_KERNEL_RE.search(ev.name):
                 m = KIND_RE.search(ev.name)
-                kind = m.group(1) if m else ev.args.get("Collective name")
-                kind = canon_kind(kind) if kind else "Other"
+                kind = canon_kind(m.group(1)) if m else None
+                if kind not in KNOWN_KINDS and ev.args.get("Collective name"):
+                    kind = canon_kind(ev.args["Collective name"])
+                kind = kind or "Other"
                 coll_src.append((ev, kind, launch_of.get(ev.i)))
     else:
         # ---- CPU-only ------------------------------------------------------------------------
@@ -512,7 +525,7 @@ def analyse(path):
     collectives = collective_figures(coll_src, xs, mode, world)
 
     return {
-        "file": path.rsplit("/", 1)[-1],
+        "file": file_name,
         "mode": mode,
         "events": events,
         "steps": steps_out,

@@ -35,7 +35,7 @@ uint32_t StringPool::Intern(std::string_view s) {
   auto it = ids_.find(s);
   if (it != ids_.end()) return it->second;
   auto id = static_cast<uint32_t>(strings_.size());
-  strings_.emplace_back(s);
+  strings_.push_back(ValidUtf8(s));   // looked up by the bytes read, stored repaired
   ids_.emplace(std::string(s), id);
   return id;
 }

@@ -16,8 +16,8 @@ namespace mt::tools::trace {
 // `s` with every byte that is not part of a valid UTF-8 sequence replaced by '?'.
 std::string ValidUtf8(std::string_view s);
 
-// Interned strings: id 0 is the empty string. Every string is valid UTF-8 (the readers
-// reject or repair what is not), so analyses can be written out as JSON.
+// Interned strings: id 0 is the empty string. Every string is stored as valid UTF-8 (a
+// byte that is not is replaced by '?'), so analyses can always be written out as JSON.
 class StringPool {
  public:
   StringPool() { Intern(""); }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -71,7 +72,8 @@ std::string CollectiveOfHloOp(std::string_view op) {
   std::string letters;
   for (char c : op) {
     if (c == '.') break;
-    if (c >= 'a' && c <= 'z') letters += c;
+    char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (l >= 'a' && l <= 'z') letters += l;
   }
   for (std::string_view k : {"allreduce", "allgather", "reducescatter", "alltoall", "collectivepermute", "collectivebroadcast"})
     if (letters.rfind(k, 0) == 0) return std::string(k);
@@ -351,8 +353,8 @@ class DeviceTraceBuilder {
       const RawLine* steps = nullptr;
       const RawLine* modules = nullptr;
       for (const RawLine& l : device.lines) {
-        if (l.name == "Steps" && !l.events.empty()) steps = &l;
-        if (l.name == "XLA Modules" && !l.events.empty()) modules = &l;
+        if (l.name == "Steps" && !l.events.empty() && steps == nullptr) steps = &l;
+        if (l.name == "XLA Modules" && !l.events.empty() && modules == nullptr) modules = &l;
       }
       std::map<std::string, int64_t> total;
       if (steps == nullptr && modules != nullptr)

@@ -40,7 +40,7 @@ class TraceReaderTest : public testing::Test {
 };
 
 const std::string kSmall =
-    R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 5,)"
+    R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "nccl:all_reduce", "pid": 0, "tid": 7, "ts": 10, "dur": 5,)"
     R"( "args": {"correlation": 3, "Input Dims": [[2, 3], []], "Input type": ["float"]}},)"
     R"( 17, "text", [1, 2], {"ph": "X", "name": "bad", "ts": "12", "dur": 1},)"
     R"( {"ph": "X", "name": "neg", "ts": 1, "dur": -1}, {"name": "ProfilerStep#4", "ph": "X", "cat": "user_annotation",)"
@@ -55,7 +55,7 @@ TEST_F(TraceReaderTest, ReadsEventsAndMetadataAfterThem) {
   EXPECT_EQ(t->bad_x, 2);          // a string ts, a negative dur
   ASSERT_EQ(t->events.size(), 2u);
   const tr::TraceEvent& k = t->events[0];
-  EXPECT_EQ(t->strings[k.name], "k");
+  EXPECT_EQ(t->strings[k.name], "nccl:all_reduce");
   EXPECT_EQ(k.correlation, 3);
   ASSERT_GE(k.comm_args, 0);
   const tr::CommArgs& a = t->comm_args[static_cast<size_t>(k.comm_args)];
@@ -78,6 +78,23 @@ TEST_F(TraceReaderTest, GzipAndPlainReadTheSame) {
   ASSERT_TRUE(plain.ok() && gz.ok()) << gz.message();
   EXPECT_EQ(plain->events.size(), gz->events.size());
   EXPECT_EQ(plain->total, gz->total);
+}
+
+TEST_F(TraceReaderTest, InputShapesAreKeptOnlyWhereCollectivesAreSized) {
+  auto t = tr::ReadChromeTrace(Write("s.json", R"({"traceEvents": [)"
+      R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 2, "args": {"Input Dims": [[4, 4]], "Input type": ["float"]}},)"
+      R"({"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "ts": 1, "dur": 2, "args": {"Input Dims": [[8]], "Input type": ["float"]}}]})"));
+  ASSERT_TRUE(t.ok()) << t.message();
+  ASSERT_EQ(t->events.size(), 2u);
+  EXPECT_EQ(t->events[0].comm_args, -1);
+  EXPECT_GE(t->events[1].comm_args, 0);
+}
+
+TEST_F(TraceReaderTest, InvalidUtf8NamesAreRepaired) {
+  auto t = tr::ReadChromeTrace(Write("u.json", "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"k\xff\xfe" "1\", \"ts\": 1, \"dur\": 2}]}"));
+  ASSERT_TRUE(t.ok()) << t.message();
+  ASSERT_EQ(t->events.size(), 1u);
+  EXPECT_EQ(t->strings[t->events[0].name], "k??1");
 }
 
 TEST_F(TraceReaderTest, LegacyBareArray) {
