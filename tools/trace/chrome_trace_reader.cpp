@@ -46,36 +46,62 @@ enum class KeyName : uint8_t {
 };
 
 KeyName KeyOf(std::string_view k) {
-  static const std::unordered_map<std::string_view, KeyName> kKeys = {
-      {"baseTimeNanoseconds", KeyName::kBaseTime},
-      {"traceEvents", KeyName::kTraceEvents},
-      {"distributedInfo", KeyName::kDistributedInfo},
-      {"deviceProperties", KeyName::kDeviceProperties},
-      {"args", KeyName::kArgs},
-      {"name", KeyName::kName},
-      {"ts", KeyName::kTs},
-      {"dur", KeyName::kDur},
-      {"pid", KeyName::kPid},
-      {"tid", KeyName::kTid},
-      {"Input Dims", KeyName::kInputDims},
-      {"Input type", KeyName::kInputType},
-      {"displayTimeUnit", KeyName::kDisplayTimeUnit},
-      {"rank", KeyName::kRank},
-      {"world_size", KeyName::kWorldSize},
-      {"backend", KeyName::kBackend},
-      {"cat", KeyName::kCat},
-      {"ph", KeyName::kPh},
-      {"id", KeyName::kId},
-      {"correlation", KeyName::kCorrelation},
-      {"External id", KeyName::kExternalId},
-      {"In msg nelems", KeyName::kInMsg},
-      {"Out msg nelems", KeyName::kOutMsg},
-      {"dtype", KeyName::kDtype},
-      {"Group size", KeyName::kGroupSize},
-      {"Collective name", KeyName::kCollectiveName},
-  };
-  auto it = kKeys.find(k);
-  return it == kKeys.end() ? KeyName::kOther : it->second;
+  // By length first: most keys are "ph", "ts", "dur", "pid", "tid", "name", "cat", "args".
+  switch (k.size()) {
+    case 2:
+      if (k == "ph") return KeyName::kPh;
+      if (k == "ts") return KeyName::kTs;
+      if (k == "id") return KeyName::kId;
+      break;
+    case 3:
+      if (k == "dur") return KeyName::kDur;
+      if (k == "pid") return KeyName::kPid;
+      if (k == "tid") return KeyName::kTid;
+      if (k == "cat") return KeyName::kCat;
+      break;
+    case 4:
+      if (k == "name") return KeyName::kName;
+      if (k == "args") return KeyName::kArgs;
+      if (k == "rank") return KeyName::kRank;
+      break;
+    case 5:
+      if (k == "dtype") return KeyName::kDtype;
+      break;
+    case 7:
+      if (k == "backend") return KeyName::kBackend;
+      break;
+    case 10:
+      if (k == "Input Dims") return KeyName::kInputDims;
+      if (k == "Input type") return KeyName::kInputType;
+      if (k == "world_size") return KeyName::kWorldSize;
+      if (k == "Group size") return KeyName::kGroupSize;
+      break;
+    case 11:
+      if (k == "correlation") return KeyName::kCorrelation;
+      if (k == "External id") return KeyName::kExternalId;
+      if (k == "traceEvents") return KeyName::kTraceEvents;
+      break;
+    case 13:
+      if (k == "In msg nelems") return KeyName::kInMsg;
+      break;
+    case 14:
+      if (k == "Out msg nelems") return KeyName::kOutMsg;
+      break;
+    case 15:
+      if (k == "distributedInfo") return KeyName::kDistributedInfo;
+      if (k == "displayTimeUnit") return KeyName::kDisplayTimeUnit;
+      if (k == "Collective name") return KeyName::kCollectiveName;
+      break;
+    case 16:
+      if (k == "deviceProperties") return KeyName::kDeviceProperties;
+      break;
+    case 19:
+      if (k == "baseTimeNanoseconds") return KeyName::kBaseTime;
+      break;
+    default:
+      break;
+  }
+  return KeyName::kOther;
 }
 
 class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> {

@@ -1,12 +1,17 @@
 // A file read through zlib, gzip or plain (zlib tells them apart by the magic bytes, not by
-// the name), as a RapidJSON input stream: Peek/Take/Tell over a buffer refilled by gzread.
-// A read error or a truncated gzip member ends the stream (Peek returns '\0') and is kept
-// in error(), so the caller reports the file's fault rather than the JSON parser's.
+// the name), as a RapidJSON input stream: Peek/Take/Tell over buffers that a reader thread
+// fills ahead (so inflating overlaps parsing on a second core; memory stays at a few
+// buffers). A read error or a truncated gzip member ends the stream (Peek returns '\0')
+// and is kept in error(), so the caller reports the file's fault rather than the parser's.
 #pragma once
 #include <zlib.h>
 
+#include <condition_variable>
 #include <cstddef>
+#include <deque>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace mt::tools::trace {
@@ -26,14 +31,14 @@ class GzipSource {
 
   // RapidJSON's stream concept (input only).
   Ch Peek() {
-    if (pos_ == end_) Refill();
-    return pos_ == end_ ? '\0' : buf_[pos_];
+    if (pos_ == cur_.size()) Refill();
+    return pos_ == cur_.size() ? '\0' : cur_[pos_];
   }
   Ch Take() {
-    if (pos_ == end_) Refill();
-    if (pos_ == end_) return '\0';
+    if (pos_ == cur_.size()) Refill();
+    if (pos_ == cur_.size()) return '\0';
     ++consumed_;
-    return buf_[pos_++];
+    return cur_[pos_++];
   }
   size_t Tell() const { return consumed_; }
   Ch* PutBegin() { return nullptr; }
@@ -42,12 +47,23 @@ class GzipSource {
   size_t PutEnd(Ch*) { return 0; }
 
  private:
-  void Refill();
+  void Refill();       // the parser's side: the next filled buffer, or the end
+  void ReadAhead();    // the reader thread
+
   gzFile file_ = nullptr;
-  std::vector<char> buf_;
-  size_t pos_ = 0, end_ = 0, consumed_ = 0;
-  bool eof_ = false, compressed_ = false;
+  size_t buffer_bytes_;
+  std::vector<char> cur_;          // the buffer being parsed
+  size_t pos_ = 0, consumed_ = 0;
+  bool compressed_ = false, ended_ = false;
   std::string open_error_, error_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::vector<char>> filled_, spare_;
+  bool done_ = false, stop_ = false;   // reader finished / asked to stop
+  bool saw_data_ = false;              // the reader's own: a first buffer was read
+  std::string read_error_;             // set by the reader before done_
+  std::thread reader_;
 };
 
 }  // namespace mt::tools::trace

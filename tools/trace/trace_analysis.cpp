@@ -15,6 +15,24 @@ namespace {
 
 using Events = std::vector<const TraceEvent*>;
 
+// The first event (in file order) with each key: a sorted vector, lighter than a hash map
+// of a million launches.
+class FirstByKey {
+ public:
+  void Add(int64_t key, const TraceEvent* e) { v_.emplace_back(key, e); }
+  void Seal() {
+    std::stable_sort(v_.begin(), v_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    v_.erase(std::unique(v_.begin(), v_.end(), [](const auto& a, const auto& b) { return a.first == b.first; }), v_.end());
+  }
+  const TraceEvent* Find(int64_t key) const {
+    auto it = std::lower_bound(v_.begin(), v_.end(), key, [](const auto& p, int64_t k) { return p.first < k; });
+    return it != v_.end() && it->first == key ? it->second : nullptr;
+  }
+
+ private:
+  std::vector<std::pair<int64_t, const TraceEvent*>> v_;
+};
+
 // The CPU step spans, sorted by start, and the first one that holds a time.
 class StepSpans {
  public:
@@ -130,34 +148,26 @@ class Analyser {
   }
 
   std::vector<CollectiveSource> GpuSteps() {
-    std::unordered_map<int64_t, const TraceEvent*> launches, cpu_by_ext;
+    FirstByKey launches, cpu_by_ext;
     for (const TraceEvent& e : t_.events) {
       CatClass c = cls_.Cat(e);
-      if (c == CatClass::kLaunch && e.correlation) launches.emplace(*e.correlation, &e);
-      if ((c == CatClass::kCpuOp || c == CatClass::kUserAnnotation) && e.external_id)
-        cpu_by_ext.emplace(*e.external_id, &e);
+      if (c == CatClass::kLaunch && e.correlation) launches.Add(*e.correlation, &e);
+      if ((c == CatClass::kCpuOp || c == CatClass::kUserAnnotation) && e.external_id) cpu_by_ext.Add(*e.external_id, &e);
     }
+    launches.Seal();
+    cpu_by_ext.Seal();
     LinkFigures links;
     links.gpu_events = static_cast<int64_t>(gpu_.size());
     std::vector<const TraceEvent*> launch_of(gpu_.size(), nullptr);
     for (size_t i = 0; i < gpu_.size(); ++i) {
       const TraceEvent& g = *gpu_[i];
       const TraceEvent* l = nullptr;
-      if (g.correlation) {
-        auto it = launches.find(*g.correlation);
-        if (it != launches.end()) { l = it->second; ++links.by_correlation; }
-      }
+      if (g.correlation && (l = launches.Find(*g.correlation)) != nullptr) ++links.by_correlation;
       if (l == nullptr) {
         auto f = t_.flows.find(std::make_tuple(g.pid, g.tid, g.ts));
-        if (f != t_.flows.end()) {
-          auto it = launches.find(f->second);
-          if (it != launches.end()) { l = it->second; ++links.by_flow; }
-        }
+        if (f != t_.flows.end() && (l = launches.Find(f->second)) != nullptr) ++links.by_flow;
       }
-      if (l == nullptr && g.external_id) {
-        auto it = cpu_by_ext.find(*g.external_id);
-        if (it != cpu_by_ext.end()) { l = it->second; ++links.by_external_id; }
-      }
+      if (l == nullptr && g.external_id && (l = cpu_by_ext.Find(*g.external_id)) != nullptr) ++links.by_external_id;
       if (l == nullptr) ++links.unlinked;
       launch_of[i] = l;
     }
