@@ -110,6 +110,48 @@ struct LogDiffRow {
   }
 };
 
+// Both jobs' profiler traces, rank 0 against rank 0 (tools/trace/trace_diff.h).
+struct TraceCategoryDelta {
+  std::string category;                  // step_time | compute | comm | exposed_comm | memcpy_memset_exposed | idle
+  Nullable<double> a_ms, b_ms, delta_ms, a_pct, b_pct;
+  template <class F> static void Fields(F& f) {
+    f("category", &TraceCategoryDelta::category);
+    f("a_ms", &TraceCategoryDelta::a_ms);
+    f("b_ms", &TraceCategoryDelta::b_ms);
+    f("delta_ms", &TraceCategoryDelta::delta_ms);
+    f("a_pct", &TraceCategoryDelta::a_pct, {.description = "of A's step"});
+    f("b_pct", &TraceCategoryDelta::b_pct);
+  }
+};
+
+struct TraceOpDelta {
+  std::string name;                      // cut to 80 bytes
+  double a_ms_per_step = 0, b_ms_per_step = 0, delta_ms = 0;
+  template <class F> static void Fields(F& f) {
+    f("name", &TraceOpDelta::name);
+    f("a_ms_per_step", &TraceOpDelta::a_ms_per_step);
+    f("b_ms_per_step", &TraceOpDelta::b_ms_per_step);
+    f("delta_ms", &TraceOpDelta::delta_ms);
+  }
+};
+
+struct CompareTraceView {
+  std::string a_file, b_file;            // job-dir-relative
+  std::string summary;
+  std::vector<TraceCategoryDelta> categories;
+  std::vector<TraceOpDelta> ops;         // the 5 that changed most
+  std::string a_straggler, b_straggler;  // each job's rank verdict
+  template <class F> static void Fields(F& f) {
+    f("a_file", &CompareTraceView::a_file);
+    f("b_file", &CompareTraceView::b_file);
+    f("summary", &CompareTraceView::summary);
+    f("categories", &CompareTraceView::categories);
+    f("ops", &CompareTraceView::ops);
+    f("a_straggler", &CompareTraceView::a_straggler, {.description = "A's ranks: straggler N | balanced | unknown"});
+    f("b_straggler", &CompareTraceView::b_straggler);
+  }
+};
+
 struct CompareTsdbUse {
   bool used = false;
   std::optional<std::string> reason;
@@ -188,6 +230,7 @@ struct CompareAnswer {
   int64_t metrics_significant = 0;
   std::vector<LogDiffRow> log_diff;
   CompareTsdbUse tsdb;
+  Nullable<CompareTraceView> trace;
   std::string verdict;
   std::vector<std::string> notes;
   std::optional<std::vector<CompareMore>> more;
@@ -217,6 +260,7 @@ struct CompareAnswer {
     f("metrics_significant", &C::metrics_significant);
     f("log_diff", &C::log_diff);
     f("tsdb", &C::tsdb);
+    f("trace", &C::trace, {.description = "the step decomposition of both jobs' profiler traces, when both have one"});
     f("verdict", &C::verdict);
     f("notes", &C::notes);
     f("more", &C::more, {.description = "each further job against the baseline (three jobs or more)"});

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "tools/compare/compare_config.h"
+#include "tools/compare/compare_trace.h"
 #include "tools/compare/compare_tsdb.h"
 #include "tools/compare/pair_diagnosis.h"
 #include "tools/perf/perf_analysis.h"
@@ -313,6 +314,7 @@ CompareAnswer ComparePair(const Workspace& ws, const JobInfo& A, const JobInfo& 
   out.metrics_significant = sw.significant;
   out.tsdb = sw.use;
   out.SetDiagnosis(PairDiagnosis(sw.sweep, sw.use.used));
+  out.trace = CompareJobTraces(*A.job, *B.job, &out.notes);
   return out;
 }
 
@@ -396,6 +398,14 @@ std::string CompareText(const Json& s) {
   if (!s["config_diff"].empty()) {
     t += "\n  config differences:";
     for (const auto& d : s["config_diff"]) t += "\n    " + str(d["kind"]) + " " + str(d["key"]) + ": " + str(d["a"]) + " | " + str(d["b"]);
+  }
+  if (s["trace"].is_object()) {
+    const Json& tr = s["trace"];
+    t += "\n  profiler traces: " + str(tr["summary"]);
+    for (const auto& c : tr["categories"])
+      t += "\n    " + str(c["category"]) + ": " + str(c["a_ms"]) + " ms (" + str(c["a_pct"]) + " %) | " + str(c["b_ms"]) + " ms (" +
+           str(c["b_pct"]) + " %)";
+    t += "\n    ranks: " + str(tr["a_straggler"]) + " | " + str(tr["b_straggler"]);
   }
   if (!s["metrics"].empty()) {
     t += "\n  metrics (" + str(s["metrics_significant"]) + " significant):";

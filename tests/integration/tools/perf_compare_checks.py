@@ -88,6 +88,29 @@ check(len(p["artifacts"]["tensorboard_event_files"]) == 1 and p["artifacts"]["te
       f"its TensorBoard event file found with records ({p['artifacts']['tensorboard_event_files']})")
 check(p["report"] is not None and os.path.isfile(os.path.join(WS, p["report"]["path"])), "HTML report written")
 check(p["report"]["url"].startswith("/reports/8104-"), f"report URL ({p['report']['url']})")
+# The profiler trace mt-simtrain writes for 8104 (node 0's xplane, steps 5-7, 8 GPUs):
+# the scenario sets compute 78 % and exposed communication 9 % of the step's wall time; the
+# GPU window leaves out the host's idle head and tail, so the shares it reports are higher.
+t = p["trace"]
+check(t is not None and t["format"] == "xplane" and len(t["ranks"]) == 8, f"8104 trace: xplane, 8 GPUs as ranks ({t and t['format']})")
+check(t["steps"] == 3 and t["steady_steps"] == 2, f"3 profiled steps, 2 steady ({t['steps']}, {t['steady_steps']})")
+check(78 <= t["compute_pct"] <= 90 and 8 <= t["exposed_comm_pct"] <= 12 and t["idle_pct"] < 12,
+      f"decomposition: compute {t['compute_pct']} %, exposed comm {t['exposed_comm_pct']} %, idle {t['idle_pct']} %")
+check(abs(t["compute_pct"] + t["exposed_comm_pct"] + t["memcpy_pct"] + t["idle_pct"] - 100) < 0.5, "the parts add up to the step")
+check(len(t["top_kernels"]) == 5 and any("Cijk_" in k["name"] for k in t["top_kernels"]) and any("_attn_bwd" == k["name"] for k in t["top_kernels"]),
+      f"top kernels: GEMMs and flash attention ({[k['name'][:20] for k in t['top_kernels']]})")
+check(sorted(c["kind"] for c in t["collectives"]) == ["AllGather", "ReduceScatter"], f"collectives by kind ({t['collectives']})")
+check(t["straggler_verdict"] == "balanced" and t["next"], f"no straggler; next steps given ({t['straggler_verdict']})")
+text = run("perf", "8104").stdout
+check("trace (xplane" in text and "_attn_bwd" in text, "mt perf 8104 prints the decomposition and the top kernels")
+# compare_jobs with both jobs' traces: 9204 is 8104 with GPU 3 slowed 30 % while profiled.
+c = runj("compare", "8104", "9204", "--no-tsdb")
+ct = c["trace"]
+check(ct is not None and ct["a_straggler"] == "balanced" and ct["b_straggler"] == "straggler 3",
+      f"compare 8104 9204: traces of both, 9204's GPU 3 named ({ct and (ct['a_straggler'], ct['b_straggler'])})")
+ex = next(x for x in ct["categories"] if x["category"] == "exposed_comm")
+check(ex["b_pct"] > ex["a_pct"] + 5, f"rank 0 waits longer in 9204: exposed communication {ex['a_pct']} -> {ex['b_pct']} %")
+check("exposed_comm" in ct["summary"], f"the diff's summary names the change ({ct['summary']})")
 p2 = runj("perf", "8104", "--gpu", "MI355X", "--dtype", "fp8")
 check(p2["mfu"]["source"] == "computed" and p2["mfu"]["peak_tflops"] == 5000, f"MFU computed from the MI355X fp8 peak ({p2['mfu']})")
 check(abs(p2["steady"]["mfu_pct"] - 100 * p2["steady"]["tflops_per_device"] / 5000) < 0.01, "MFU = TFLOP/s / peak")

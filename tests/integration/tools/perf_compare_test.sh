@@ -43,6 +43,11 @@ sed -e 's/id: "8101"/id: "9203"/' -e 's/seed: 8101/seed: 9203/' -e 's/^\(  hosts
   "$scenarios/8101-job-a-fresh.yaml" > "$work/twin-9203.yaml"
 grep -q '2880-2881,2883]' "$work/twin-9203.yaml"
 "$sim" --scenario "$work/twin-9203.yaml" --workspace "$work/twins" > "$work/twin-9203.log" 2>&1 || { cat "$work/twin-9203.log"; exit 1; }
+# 8104 again with GPU 3 of node 0 slowed 30 % in its profiled steps: a trace to compare.
+sed -e 's/id: "8104"/id: "9204"/' -e 's/seed: 8104/seed: 9204/' -e 's/^  exposed_comm_share: 0.09$/  exposed_comm_share: 0.09\n  slow_gpu: 3\n  slow_pct: 30/' \
+  "$scenarios/8104-llama405b-fp8-healthy.yaml" > "$work/slow-9204.yaml"
+grep -q "slow_gpu: 3" "$work/slow-9204.yaml"
+"$sim" --scenario "$work/slow-9204.yaml" --workspace "$work/ws" --no-tsdb > "$work/slow-9204.log" 2>&1 || { cat "$work/slow-9204.log"; exit 1; }
 echo "workspaces generated in $(( $(date +%s) - start )) s"
 
 "$py" "$checks" "$mt" "$work/ws" "$work/notsdb" "$work/twins"
@@ -86,6 +91,13 @@ poly = re.findall(r'<polyline class="series" points="([^"]+)"', dom)
 check(len(poly) == 2 and all(len(p.split()) >= 50 for p in poly), "TGS and loss polylines drawn from ≥ 50 points")
 bars = [float(h) for h in re.findall(r'<rect class="bar"[^>]*height="([\d.]+)"', dom)]
 check(len(bars) == 40 and max(bars) > 0, "histogram bars with height")
+segs = re.findall(r'<rect class="seg" data-part="(\w+)"[^>]*width="([\d.]+)"', dom)
+check(sum(1 for k, w in segs if k == "compute_pct" and float(w) > 100) == 8 and sum(1 for k, _ in segs if k == "exposed_comm_pct") == 8,
+      f"trace: a stacked step-time bar for each of the 8 GPUs ({len(segs)} segments)")
+kern = re.search(r'<table id="trace-kernels">(.*?)</table>', dom, re.S)
+check(kern is not None and kern.group(1).count("<tr>") == 6 and "_attn_bwd" in kern.group(1), "trace: the kernel table lists 5 kernels")
+coll = re.search(r'<table id="trace-collectives">(.*?)</table>', dom, re.S)
+check(coll is not None and "AllGather" in coll.group(1) and "ReduceScatter" in coll.group(1), "trace: the collective table")
 # What the page loaded: every request made for a document of the page's site (its network
 # isolation key), which excludes Chromium's own background traffic (updates, time, accounts:
 # keys "null null" or google.com). Only mt serve, and nothing but the report (and favicon).
