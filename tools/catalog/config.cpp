@@ -1,5 +1,6 @@
 #include "tools/catalog/config.h"
 #include "tools/catalog/config_metrics.h"
+#include "tools/catalog/config_notifications.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -101,6 +102,7 @@ Config LoadConfigFile(const std::filesystem::path& path) {
       auto base = std::filesystem::absolute(path).parent_path();
       if (base.filename() == "configs") base = base.parent_path();
       c.metrics_sources = MetricsSourcesFromYaml(root["metrics"], base);
+      c.webhooks = WebhooksFromYaml(root["notifications"], base);
     }
   } catch (const YAML::Exception& e) {
     throw std::runtime_error(path.string() + ": " + e.what());

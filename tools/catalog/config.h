@@ -9,6 +9,7 @@
 
 #include "launcher/approval/policy.h"
 #include "tools/gate/approval_gate.h"
+#include "tools/supervise/notifier.h"
 #include "tools/tsdb/metrics_source.h"
 
 namespace mt::tools {
@@ -46,6 +47,8 @@ struct Config {
   // Prometheus-compatible endpoints the cluster runs (`metrics.sources`), named by
   // query_tsdb's `source`; secrets only by reference (env or file).
   std::vector<MetricsSource> metrics_sources;
+  // Where supervised runs post their notices (`notifications.webhooks`; URLs by reference).
+  std::vector<Webhook> webhooks;
 
   std::filesystem::path ApprovalsDir() const { return approvals_dir.empty() ? workspace / ".mt" / "approvals" : approvals_dir; }
   std::filesystem::path AuditLogPath() const { return audit_log.empty() ? workspace / ".mt" / "audit.jsonl" : audit_log; }

@@ -15,6 +15,7 @@ int RunReference(const std::vector<std::string>& args);
 int RunSweep(const std::vector<std::string>& args);
 int RunNodes(const std::vector<std::string>& args);
 int RunTrace(const std::vector<std::string>& args);
+int RunWatch(const std::vector<std::string>& args);
 int RunPerf(const std::vector<std::string>& args);
 int RunCompare(const std::vector<std::string>& args);
 int RunApprove(const std::vector<std::string>& args);
@@ -41,6 +42,7 @@ const std::vector<Command>& Commands() {
       {"approvals", "mt approvals [--all] [--json] [--workspace DIR] [--config FILE]", "list plans waiting for approval (--all: every plan)", RunApprovals},
       {"sweep", "mt sweep --spec FILE [--state NAME=DIR]... [--baseline FILE] [--write-baseline FILE] [--markdown FILE] [--junit FILE] [--threshold PCT]", "CI regression sweep: steady TGS per model and node count vs a baseline (markdown, JUnit)", RunSweep},
       {"nodes", "mt nodes [--k N] [--window-days D] [--json] | mt nodes implicate HOST --job JOB --class CLASS [--evidence TEXT] | mt nodes clean HOST --job JOB", "the node ledger: hosts implicated in failures across jobs, repeat offenders to exclude", RunNodes},
+      {"watch", "mt watch JOB|LOG [--interval S] [--hang-seconds S] [--degrade-pct P] [--timeout S] [--once] [--json]", "follow a running job: state, hang, degradation, end, and the restart / stop decision, notified to mt.yaml's webhooks", RunWatch},
       {"trace", "mt trace PATH... [--base PATH...] [--json]", "profiler traces: step decomposition (compute, exposed communication, idle), top kernels, collectives, the straggler rank, a diff against --base", RunTrace},
       {"reference", "mt reference", "the tool reference (markdown) generated from the tool schemas", RunReference},
   };

@@ -120,5 +120,34 @@ TEST_F(ConfigTest, MetricsSourceMistakesAreRefusedAtLoad) {
   EXPECT_NE(LoadError("metrics:\n  sources:\n    - name: per_job\n" + url).find("reserved"), std::string::npos);
 }
 
+TEST_F(ConfigTest, WebhooksTakeTheirUrlByReferenceOnly) {
+  Config c = LoadConfigFile(Write(R"(
+notifications:
+  webhooks:
+    - name: ops
+      url: {env: MT_OPS_HOOK}
+      format: slack
+      attempts: 5
+    - name: pager_2
+      url: {file: secrets/pager.url}
+)"));
+  ASSERT_EQ(c.webhooks.size(), 2u);
+  EXPECT_EQ(c.webhooks[0].name, "ops");
+  EXPECT_EQ(c.webhooks[0].url.env, "MT_OPS_HOOK");
+  EXPECT_EQ(c.webhooks[0].format, "slack");
+  EXPECT_EQ(c.webhooks[0].attempts, 5);
+  EXPECT_EQ(c.webhooks[1].url.file, dir / "secrets" / "pager.url");   // relative to the config's base
+  auto hook = [](const std::string& body) { return "notifications:\n  webhooks:\n    - name: h\n" + body; };
+  const std::string inline_url = LoadError(hook("      url: https://hooks.example/T0/B0/secret\n"));
+  EXPECT_NE(inline_url.find("not inline"), std::string::npos);
+  EXPECT_EQ(inline_url.find("hooks.example"), std::string::npos) << "the error repeats the secret URL";
+  EXPECT_NE(LoadError(hook("      url: {env: X}\n      format: teams\n")).find("json or slack"), std::string::npos);
+  EXPECT_NE(LoadError(hook("      url: {env: X}\n      attempts: 0\n")).find("attempts"), std::string::npos);
+  EXPECT_NE(LoadError(hook("")).find("url is required"), std::string::npos);
+  EXPECT_NE(LoadError("notifications:\n  webhooks:\n    - name: a b\n      url: {env: X}\n").find("name of 1-64"), std::string::npos);
+  EXPECT_NE(LoadError(hook("      url: {env: X}\n") + "    - name: h\n      url: {env: Y}\n").find("defined twice"), std::string::npos);
+  EXPECT_NE(LoadError("notifications:\n  email: x\n").find("unknown setting 'email'"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace mt::tools

@@ -17,6 +17,7 @@
 #include "tools/supervise/decision.h"
 #include "tools/supervise/node_ledger.h"
 #include "tools/supervise/notifier.h"
+#include "tools/supervise/watch_rules.h"
 
 namespace mt::tools {
 namespace {
@@ -271,6 +272,88 @@ TEST_F(NotifierTest, ASlowReceiverIsCutAtTheTimeoutAndAMissingSecretIsNamed) {
   EXPECT_THAT(st.message(), HasSubstr("environment variable MT_TEST_NO_SUCH_VARIABLE is not set"));
   hook.name = "../etc";
   EXPECT_EQ(box.Deliver(hook, &delivered).code(), base::Errc::kInvalid);
+}
+
+// ---- the watch's rules (tools/supervise/watch_rules.h) ----------------------------------------
+
+// Triage's answer, reduced to what the watch reads.
+mt::Json Triage(const std::string& status, const std::string& cls, int64_t last_step, double silent, double threshold = 600) {
+  return {{"status", status},
+          {"class", cls},
+          {"last_step", last_step},
+          {"hang", {{"silent_seconds", silent}, {"threshold_seconds", threshold}}},
+          {"progress", {{"last_checkpoint_step", 100}}},
+          {"tgs", {{"phases", mt::Json::array()}}}};
+}
+
+TEST(WatchRules, AHangIsReportedOnceWithARestartDecisionAndProgressClearsIt) {
+  WatchMemory m;
+  WatchConfig c;
+  c.hang_seconds = 30;
+  WatchTick t = Observe(m, "7", "RUNNING", Triage("running", "running", 120, 10), c);
+  ASSERT_EQ(t.findings.size(), 1u);
+  EXPECT_EQ(t.findings[0].kind, "state");
+  EXPECT_FALSE(t.decision.has_value());
+  t = Observe(m, "7", "RUNNING", Triage("running", "running", 120, 31), c);
+  ASSERT_EQ(t.findings.size(), 2u);
+  EXPECT_EQ(t.findings[0].kind, "hang");
+  EXPECT_EQ(t.findings[1].kind, "decision");
+  ASSERT_TRUE(t.decision.has_value());
+  EXPECT_EQ(t.decision->action, "restart");
+  EXPECT_EQ(t.decision->resume_step, 100);
+  // Still silent at the same step: nothing new, even after the memory went through JSON.
+  m = WatchMemory::FromJson(m.ToJson());
+  EXPECT_TRUE(Observe(m, "7", "RUNNING", Triage("running", "running", 120, 90), c).findings.empty());
+  // Steps again, then a new hang at a later step is a new finding.
+  t = Observe(m, "7", "RUNNING", Triage("running", "running", 130, 2), c);
+  ASSERT_EQ(t.findings.size(), 1u);
+  EXPECT_EQ(t.findings[0].text, "progress again after the hang");
+  EXPECT_EQ(Observe(m, "7", "RUNNING", Triage("running", "running", 130, 40), c).findings.size(), 2u);
+}
+
+TEST(WatchRules, WithoutAThresholdTriagesOwnHangRuleDecides) {
+  WatchMemory m;
+  WatchConfig c;
+  EXPECT_TRUE(Observe(m, "7", "", Triage("running", "running", 5, 700, 600), c).findings.empty());   // triage says running
+  WatchTick t = Observe(m, "7", "", Triage("hang", "hang", 5, 700, 600), c);
+  ASSERT_FALSE(t.findings.empty());
+  EXPECT_EQ(t.findings[0].kind, "hang");
+}
+
+TEST(WatchRules, TheEndIsReportedOnceAndAnOomStops) {
+  WatchMemory m;
+  WatchConfig c;
+  WatchTick t = Observe(m, "9", "FAILED", Triage("failed", "oom", 42, 0), c);
+  ASSERT_EQ(t.findings.size(), 3u);
+  EXPECT_EQ(t.findings[0].kind, "state");
+  EXPECT_EQ(t.findings[1].kind, "ended");
+  EXPECT_EQ(t.findings[2].kind, "decision");
+  EXPECT_EQ(t.decision->action, "stop");
+  EXPECT_TRUE(t.finished);
+  t = Observe(m, "9", "FAILED", Triage("failed", "oom", 42, 0), c);
+  EXPECT_TRUE(t.findings.empty());
+  EXPECT_TRUE(t.finished);
+  // A completed job ends without a decision.
+  WatchMemory done;
+  t = Observe(done, "10", "", Triage("completed", "completed", 99, 0), c);
+  ASSERT_EQ(t.findings.size(), 1u);
+  EXPECT_EQ(t.findings[0].kind, "ended");
+  EXPECT_FALSE(t.decision.has_value());
+}
+
+TEST(WatchRules, ThroughputDegradationByTriagesPhases) {
+  WatchMemory m;
+  WatchConfig c;
+  mt::Json t = Triage("running", "tgs_degradation", 300, 1);
+  t["tgs"]["phases"] = mt::Json::array({{{"mean", 3293.0}, {"steps", 97}, {"start_step", 0}},
+                                        {{"mean", 2520.0}, {"steps", 10}, {"start_step", 252}}});
+  EXPECT_TRUE(Observe(m, "8308", "", t, c).findings.empty());   // -23 % but only 10 steps so far
+  t["tgs"]["phases"][1]["steps"] = 40;
+  WatchTick tick = Observe(m, "8308", "", t, c);
+  ASSERT_EQ(tick.findings.size(), 1u);
+  EXPECT_EQ(tick.findings[0].kind, "degraded");
+  EXPECT_NEAR(tick.findings[0].detail["drop_pct"].get<double>(), 23.5, 0.1);
+  EXPECT_TRUE(Observe(m, "8308", "", t, c).findings.empty());
 }
 
 }  // namespace

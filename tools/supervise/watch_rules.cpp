@@ -1,0 +1,130 @@
+#include "tools/supervise/watch_rules.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace mt::tools {
+namespace {
+
+std::optional<int64_t> IntAt(const Json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number_integer()) return std::nullopt;
+  return j[key].get<int64_t>();
+}
+
+std::string Str(const Json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
+bool Terminal(const std::string& backend_state) {
+  for (const char* s : {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL",
+                        "DEADLINE", "exited", "finished", "Succeeded", "Failed"})
+    if (backend_state.rfind(s, 0) == 0) return true;
+  return false;
+}
+
+std::string Seconds(double s) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.0f s", s);
+  return b;
+}
+
+AttemptDiagnosis DiagnosisOf(const std::string& job, const Json& t, const std::string& status, const std::string& cls) {
+  AttemptDiagnosis d;
+  d.job = job;
+  d.status = status;
+  d.cls = cls;
+  d.last_step = IntAt(t, "last_step");
+  if (t.contains("progress")) d.checkpoint_step = IntAt(t["progress"], "last_checkpoint_step");
+  return d;
+}
+
+void MakeDecision(WatchMemory& m, WatchTick& tick, const AttemptDiagnosis& d, const WatchConfig& c) {
+  Decision dec = mt::tools::Decide(d, {}, m.restarts, c.policy);
+  m.decided = true;
+  Json detail = {{"action", dec.action}, {"reason", dec.reason}, {"exclude", dec.exclude}};
+  if (dec.resume_step) detail["resume_step"] = *dec.resume_step;
+  tick.findings.push_back({"decision", dec.action + ": " + dec.reason, detail});
+  tick.decision = dec;
+}
+
+}  // namespace
+
+Json WatchMemory::ToJson() const {
+  Json j = {{"backend_state", backend_state}, {"phase", phase}, {"degraded", degraded}, {"decided", decided}, {"restarts", restarts}};
+  j["hang_step"] = hang_step ? Json(*hang_step) : Json(nullptr);
+  return j;
+}
+
+WatchMemory WatchMemory::FromJson(const Json& j) {
+  WatchMemory m;
+  if (!j.is_object()) return m;
+  m.backend_state = Str(j, "backend_state");
+  m.phase = Str(j, "phase");
+  m.hang_step = IntAt(j, "hang_step");
+  m.degraded = j.value("degraded", false);
+  m.decided = j.value("decided", false);
+  m.restarts = j.value("restarts", 0);
+  return m;
+}
+
+WatchTick Observe(WatchMemory& m, const std::string& job, const std::string& backend_state, const Json& t, const WatchConfig& c) {
+  WatchTick tick;
+  const std::string status = Str(t, "status"), cls = Str(t, "class");
+  const std::optional<int64_t> step = IntAt(t, "last_step");
+  if (backend_state != m.backend_state && !backend_state.empty()) {
+    tick.findings.push_back({"state", "scheduler state " + (m.backend_state.empty() ? std::string("") : m.backend_state + " -> ") + backend_state,
+                             {{"from", m.backend_state}, {"to", backend_state}}});
+  }
+  if (!backend_state.empty()) m.backend_state = backend_state;
+
+  const bool ended = status == "completed" || status == "failed" || status == "cancelled" || Terminal(backend_state);
+  if (ended) {
+    if (m.phase != "ended") {
+      m.phase = "ended";
+      tick.findings.push_back({"ended", "job ended: " + status + " (" + cls + ")" + (step ? ", last step " + std::to_string(*step) : ""),
+                               {{"status", status}, {"class", cls}, {"last_step", step ? Json(*step) : Json(nullptr)}}});
+    }
+    // A job that ended while a hang decision stood has been decided already.
+    if (!m.decided && status != "completed") MakeDecision(m, tick, DiagnosisOf(job, t, status == "running" ? "failed" : status, cls), c);
+    tick.finished = true;
+    return tick;
+  }
+
+  // Running: a hang by the watch's threshold (or triage's own when none was set).
+  const Json& hang = t.contains("hang") ? t["hang"] : Json::object();
+  const double silent = hang.contains("silent_seconds") && hang["silent_seconds"].is_number() ? hang["silent_seconds"].get<double>() : 0;
+  const double threshold = c.hang_seconds > 0 ? c.hang_seconds : hang.value("threshold_seconds", 0.0);
+  const bool hung = threshold > 0 && silent > threshold && (c.hang_seconds > 0 || status == "hang");
+  if (hung && (!m.hang_step || m.hang_step != step)) {
+    m.phase = "hang";
+    m.hang_step = step;
+    m.decided = false;
+    tick.findings.push_back({"hang", "no completed step for " + Seconds(silent) + " (threshold " + Seconds(threshold) + ")" +
+                                         (step ? ", last step " + std::to_string(*step) : ""),
+                             {{"silent_seconds", silent}, {"threshold_seconds", threshold}, {"last_step", step ? Json(*step) : Json(nullptr)}}});
+    MakeDecision(m, tick, DiagnosisOf(job, t, "hang", "hang"), c);
+  } else if (!hung && m.phase != "running") {
+    if (m.phase == "hang") tick.findings.push_back({"state", "progress again after the hang", {{"last_step", step ? Json(*step) : Json(nullptr)}}});
+    m.phase = "running";
+  }
+
+  // Degradation: triage's TGS phases, the last against the first.
+  const Json& tgs = t.contains("tgs") ? t["tgs"] : Json::object();
+  if (!m.degraded && tgs.contains("phases") && tgs["phases"].is_array() && tgs["phases"].size() >= 2) {
+    const Json& first = tgs["phases"].front();
+    const Json& last = tgs["phases"].back();
+    double a = first.value("mean", 0.0), b = last.value("mean", 0.0);
+    int64_t n = last.value("steps", int64_t{0});
+    double drop = a > 0 ? 100 * (a - b) / a : 0;
+    if (drop >= c.degrade_pct && n >= c.degrade_steps) {
+      m.degraded = true;
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "TGS %.0f -> %.0f (-%.1f %%) for %lld steps since step %lld", a, b, drop,
+                    static_cast<long long>(n), static_cast<long long>(last.value("start_step", int64_t{0})));
+      tick.findings.push_back({"degraded", buf, {{"from", a}, {"to", b}, {"drop_pct", drop}, {"steps", n}}});
+    }
+  }
+  return tick;
+}
+
+}  // namespace mt::tools

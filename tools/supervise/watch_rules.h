@@ -1,0 +1,54 @@
+// What a watch notices between two looks at a job: the pure part of `mt watch` (the loop,
+// the backend and the outbox are the caller's). Given what the watch remembered, the
+// backend's state and triage's answer at this moment, it says what changed — the backend
+// state, a hang (no completed step for longer than the threshold), throughput degradation
+// (triage's TGS phases: the last one below the first by more than a set share, for at least
+// a set number of steps), the job's end — and, on a hang or an end that is not a success,
+// the decision (decision.h). Each finding is reported once: the memory records it, and the
+// memory is saved between looks, so a restarted watch does not repeat itself.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mcp/json.h"
+#include "tools/supervise/decision.h"
+
+namespace mt::tools {
+
+struct WatchConfig {
+  double hang_seconds = 0;           // 0: triage's own rule (max of 600 s and 10 steps)
+  double degrade_pct = 20;           // the last TGS phase this much below the first …
+  int64_t degrade_steps = 20;        // … for at least this many steps
+  RestartPolicy policy;
+};
+
+struct WatchMemory {
+  std::string backend_state;         // last seen ("" before the first look)
+  std::string phase;                 // "", running, hang, ended
+  std::optional<int64_t> hang_step;  // the last step a hang was reported at
+  bool degraded = false, decided = false;
+  int restarts = 0;
+  Json ToJson() const;
+  static WatchMemory FromJson(const Json& j);
+};
+
+struct WatchFinding {
+  std::string kind;                  // state | hang | degraded | ended | decision
+  std::string text;                  // one line for people
+  Json detail = Json::object();
+};
+
+struct WatchTick {
+  std::vector<WatchFinding> findings;
+  std::optional<Decision> decision;
+  bool finished = false;             // the job ended and its decision (if any) is made
+};
+
+// `triage`: triage_log's structured answer at this moment; `backend_state`: the scheduler's
+// state ("RUNNING", "COMPLETED", …) or "" when mt did not submit the job.
+WatchTick Observe(WatchMemory& memory, const std::string& job, const std::string& backend_state, const Json& triage,
+                  const WatchConfig& config);
+
+}  // namespace mt::tools
