@@ -119,7 +119,7 @@ int RunTrace(const std::vector<std::string>& args) {
         out["diffs"].push_back(j);
       }
     }
-    std::cout << out.dump(2) << "\n";
+    std::cout << out.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
     return kExitOk;
   }
   for (const auto& a : test) PrintAnalysis(a);

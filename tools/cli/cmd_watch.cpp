@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "base/atomic_file.h"
+#include "base/sha256.h"
 #include "launcher/approval/audit.h"
 #include "launcher/launch/submit.h"
 #include "tools/catalog/config.h"
@@ -105,12 +106,14 @@ bool Look(const WatchSetup& s, WatchMemory& memory, Outbox& outbox) {
   if (tick.decision && tick.decision->action == "restart")
     std::cout << (s.json ? "" : "  (restart decided; restarting through the approval gate is not built yet: the job is left as it is)\n");
   std::cout.flush();
+  // The memory first: delivery may take a while, and a watch killed during it must not find
+  // again what is already in the outbox.
+  if (base::Status st = base::WriteFileAtomic(s.dir / "memory.json", memory.ToJson().dump() + "\n"); !st.ok())
+    std::cerr << "mt watch: memory not saved: " << st.message() << "\n";
   for (const Webhook& hook : s.config.webhooks) {
     int delivered = 0;
     if (base::Status st = outbox.Deliver(hook, &delivered); !st.ok()) std::cerr << "mt watch: " << st.message() << "\n";
   }
-  if (base::Status st = base::WriteFileAtomic(s.dir / "memory.json", memory.ToJson().dump() + "\n"); !st.ok())
-    std::cerr << "mt watch: memory not saved: " << st.message() << "\n";
   return tick.finished;
 }
 
@@ -136,7 +139,10 @@ int RunWatch(const std::vector<std::string>& args) {
     return kExitFailed;
   }
   s.id = !s.job.id.empty() ? s.job.id : s.job.log.stem().string();
-  s.dir = s.config.workspace / ".mt" / "watch" / s.id;
+  // A log given by path is kept apart from another log of the same name elsewhere.
+  std::string key = s.id;
+  if (s.job.id.empty()) key += "-" + base::Sha256Hex(fs::absolute(s.job.log).lexically_normal().string()).substr(0, 12);
+  s.dir = s.config.workspace / ".mt" / "watch" / key;
   std::error_code ec;
   fs::create_directories(s.dir, ec);
   if (ec) {

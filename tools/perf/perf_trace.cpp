@@ -59,7 +59,7 @@ std::vector<std::string> Next(const TraceSection& t) {
     std::string low = k.name;
     for (char& c : low) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (low.find("nccl") != std::string::npos || low.find("rccl") != std::string::npos || low.find("gloo") != std::string::npos) continue;
-    items.emplace_back(5, "the largest compute kernel, " + k.name.substr(0, 48) + ", takes " + Pct(k.pct_of_step) + " of the step: its efficiency is the compute lever");
+    items.emplace_back(5, "the largest compute kernel, " + tr::CutUtf8(k.name, 48) + ", takes " + Pct(k.pct_of_step) + " of the step: its efficiency is the compute lever");
     break;
   }
   std::stable_sort(items.begin(), items.end(), [](auto& a, auto& b) { return a.first > b.first; });
@@ -132,20 +132,25 @@ PerfTrace ReadPerfTrace(const fs::path& job_dir, const PerfArtifacts& artifacts,
   uint64_t bytes = 0;
   for (const std::string& f : files) {
     std::error_code ec;
-    bytes += fs::file_size(job_dir / f, ec);
+    uintmax_t n = fs::file_size(job_dir / f, ec);
+    if (!ec) bytes += n;   // an unreadable file is reported when it is read
   }
   if (bytes > kMaxTraceBytes) {
     notes->push_back("profiler trace " + files.front() + " is over 4 GiB: not read here; run `mt trace` on it");
     return out;
   }
+  // A file that is not a trace (a `rank3.json` of something else) is noted and skipped.
+  std::vector<std::string> read;
   for (const std::string& f : files) {
     auto a = tr::AnalyseTraceFile(job_dir / f);
     if (!a.ok()) {
       notes->push_back("profiler trace not analysed: " + a.message());
-      return PerfTrace{};
+      continue;
     }
     out.analyses.insert(out.analyses.end(), a->begin(), a->end());
+    read.push_back(f);
   }
+  files = read;
   if (out.analyses.empty()) return out;
   out.section = Summarise(out.analyses, files);
   return out;

@@ -15,6 +15,13 @@ std::string Str(const Json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
 }
 
+// The scheduler says the job succeeded (whatever the log shows so far).
+bool Succeeded(const std::string& backend_state) {
+  for (const char* s : {"COMPLETED", "Succeeded", "finished"})
+    if (backend_state.rfind(s, 0) == 0) return true;
+  return false;
+}
+
 bool Terminal(const std::string& backend_state) {
   for (const char* s : {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED", "BOOT_FAIL",
                         "DEADLINE", "exited", "finished", "Succeeded", "Failed"})
@@ -38,9 +45,11 @@ AttemptDiagnosis DiagnosisOf(const std::string& job, const Json& t, const std::s
   return d;
 }
 
-void MakeDecision(WatchMemory& m, WatchTick& tick, const AttemptDiagnosis& d, const WatchConfig& c) {
+void MakeDecision(WatchMemory& m, WatchTick& tick, const AttemptDiagnosis& d, const WatchConfig& c, bool only_if_new = false) {
   Decision dec = mt::tools::Decide(d, {}, m.restarts, c.policy);
+  if (only_if_new && m.decided && dec.action == m.decision_action) return;
   m.decided = true;
+  m.decision_action = dec.action;
   Json detail = {{"action", dec.action}, {"reason", dec.reason}, {"exclude", dec.exclude}};
   if (dec.resume_step) detail["resume_step"] = *dec.resume_step;
   tick.findings.push_back({"decision", dec.action + ": " + dec.reason, detail});
@@ -50,7 +59,8 @@ void MakeDecision(WatchMemory& m, WatchTick& tick, const AttemptDiagnosis& d, co
 }  // namespace
 
 Json WatchMemory::ToJson() const {
-  Json j = {{"backend_state", backend_state}, {"phase", phase}, {"degraded", degraded}, {"decided", decided}, {"restarts", restarts}};
+  Json j = {{"backend_state", backend_state}, {"phase", phase},         {"degraded", degraded}, {"decided", decided},
+            {"decision_action", decision_action}, {"end_decided", phase_decided_end}, {"restarts", restarts}};
   j["hang_step"] = hang_step ? Json(*hang_step) : Json(nullptr);
   return j;
 }
@@ -63,6 +73,8 @@ WatchMemory WatchMemory::FromJson(const Json& j) {
   m.hang_step = IntAt(j, "hang_step");
   m.degraded = j.value("degraded", false);
   m.decided = j.value("decided", false);
+  m.decision_action = Str(j, "decision_action");
+  m.phase_decided_end = j.value("end_decided", false);
   m.restarts = j.value("restarts", 0);
   return m;
 }
@@ -84,8 +96,13 @@ WatchTick Observe(WatchMemory& m, const std::string& job, const std::string& bac
       tick.findings.push_back({"ended", "job ended: " + status + " (" + cls + ")" + (step ? ", last step " + std::to_string(*step) : ""),
                                {{"status", status}, {"class", cls}, {"last_step", step ? Json(*step) : Json(nullptr)}}});
     }
-    // A job that ended while a hang decision stood has been decided already.
-    if (!m.decided && status != "completed") MakeDecision(m, tick, DiagnosisOf(job, t, status == "running" ? "failed" : status, cls), c);
+    // A job that ended while a hang decision stood has been decided already; one the
+    // scheduler calls a success needs no decision.
+    const bool success = status == "completed" || (Succeeded(backend_state) && status != "failed" && status != "cancelled");
+    if (!success && m.phase_decided_end == false) {
+      MakeDecision(m, tick, DiagnosisOf(job, t, status == "running" || status == "hang" ? "failed" : status, cls), c, true);
+      m.phase_decided_end = true;
+    }
     tick.finished = true;
     return tick;
   }
@@ -95,16 +112,20 @@ WatchTick Observe(WatchMemory& m, const std::string& job, const std::string& bac
   const double silent = hang.contains("silent_seconds") && hang["silent_seconds"].is_number() ? hang["silent_seconds"].get<double>() : 0;
   const double threshold = c.hang_seconds > 0 ? c.hang_seconds : hang.value("threshold_seconds", 0.0);
   const bool hung = threshold > 0 && silent > threshold && (c.hang_seconds > 0 || status == "hang");
-  if (hung && (!m.hang_step || m.hang_step != step)) {
+  const int64_t at = step.value_or(-1);   // -1: hung before the first step
+  if (hung && m.hang_step != at) {
     m.phase = "hang";
-    m.hang_step = step;
+    m.hang_step = at;
     m.decided = false;
     tick.findings.push_back({"hang", "no completed step for " + Seconds(silent) + " (threshold " + Seconds(threshold) + ")" +
                                          (step ? ", last step " + std::to_string(*step) : ""),
                              {{"silent_seconds", silent}, {"threshold_seconds", threshold}, {"last_step", step ? Json(*step) : Json(nullptr)}}});
     MakeDecision(m, tick, DiagnosisOf(job, t, "hang", "hang"), c);
   } else if (!hung && m.phase != "running") {
-    if (m.phase == "hang") tick.findings.push_back({"state", "progress again after the hang", {{"last_step", step ? Json(*step) : Json(nullptr)}}});
+    if (m.phase == "hang") {
+      tick.findings.push_back({"state", "progress again after the hang", {{"last_step", step ? Json(*step) : Json(nullptr)}}});
+      m.decided = false;   // the hang's decision is spent: a later failure gets its own
+    }
     m.phase = "running";
   }
 

@@ -4,7 +4,9 @@
 // state, a hang (no completed step for longer than the threshold), throughput degradation
 // (triage's TGS phases: the last one below the first by more than a set share, for at least
 // a set number of steps), the job's end — and, on a hang or an end that is not a success,
-// the decision (decision.h). Each finding is reported once: the memory records it, and the
+// the decision (decision.h). At the end, a decision already made on a hang stands unless the
+// end's diagnosis calls for another action (a hang that ends as an OOM: stop, not restart).
+// Each finding is reported once: the memory records it, and the
 // memory is saved between looks, so a restarted watch does not repeat itself.
 #pragma once
 #include <cstdint>
@@ -27,8 +29,10 @@ struct WatchConfig {
 struct WatchMemory {
   std::string backend_state;         // last seen ("" before the first look)
   std::string phase;                 // "", running, hang, ended
-  std::optional<int64_t> hang_step;  // the last step a hang was reported at
+  std::optional<int64_t> hang_step;  // the last step a hang was reported at (-1: before the first)
   bool degraded = false, decided = false;
+  std::string decision_action;       // the last decision's action
+  bool phase_decided_end = false;    // the end was judged (decided, or the hang's decision kept)
   int restarts = 0;
   Json ToJson() const;
   static WatchMemory FromJson(const Json& j);

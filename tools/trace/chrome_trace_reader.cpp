@@ -150,6 +150,8 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
   size_t NextIndex() { return position_.empty() ? 0 : position_.back()++; }
 
   bool OnStart(bool object) {
+    if (static_cast<int64_t>(stack_.size()) + skip_ >= limits_.max_depth)
+      return Fail("nested deeper than " + std::to_string(limits_.max_depth) + " levels");
     if (skip_ > 0) { ++skip_; return true; }
     Ctx top = Top();
     switch (top) {
@@ -244,7 +246,8 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
         return true;
       case kDims0:
         if (Args().input_dims0) {
-          if (v.kind == Scalar::kInt) Args().input_dims0->push_back(v.i);
+          // No tensor has 64 dimensions: a longer list is no shape, and must not grow memory.
+          if (v.kind == Scalar::kInt && Args().input_dims0->size() < 64) Args().input_dims0->push_back(v.i);
           else Args().input_dims0.reset();
         }
         return true;
@@ -342,6 +345,8 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
 
   bool FinishEvent() {
     Pending& p = pending_;
+    if (static_cast<int64_t>(out_.strings.size()) > limits_.max_strings)
+      return Fail("more than " + std::to_string(limits_.max_strings) + " distinct strings (the reader's cap)", true);
     ++out_.total;
     Count(cat_counts_, p.has_cat ? p.cat : none_);
     Count(ph_counts_, p.has_ph ? PhId(p.ph) : none_);
@@ -350,7 +355,7 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
         ++out_.bad_x;
         return true;
       }
-      if (static_cast<int64_t>(out_.events.size()) >= limits_.max_events)
+      if (static_cast<int64_t>(out_.events.size() + out_.flows.size()) >= limits_.max_events)
         return Fail("more than " + std::to_string(limits_.max_events) + " complete events (the reader's cap)", true);
       TraceEvent e;
       e.ts = *p.ts;
@@ -368,7 +373,9 @@ class Handler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Handler> 
       }
       out_.events.push_back(e);
     } else if (p.has_ph && (p.ph == "s" || p.ph == "f" || p.ph == "t") && p.id && p.ts) {
-      out_.flows.emplace(std::make_tuple(p.pid, p.tid, *p.ts), *p.id);
+      if (!out_.flows.emplace(std::make_tuple(p.pid, p.tid, *p.ts), *p.id).second) return true;
+      if (static_cast<int64_t>(out_.events.size() + out_.flows.size()) > limits_.max_events)
+        return Fail("more than " + std::to_string(limits_.max_events) + " events (the reader's cap)", true);
     }
     return true;
   }
@@ -462,7 +469,7 @@ base::Result<TraceFile> ReadChromeTrace(const std::string& path, const ReadLimit
   auto st = std::filesystem::status(path, ec);
   if (ec) return base::StatusOf(ec, path);
   if (!std::filesystem::is_regular_file(st)) return base::Result<TraceFile>(base::Errc::kNotRegular, path + " is not a regular file");
-  GzipSource source(path);
+  GzipSource source(path, limits.max_bytes);
   if (!source.open_error().empty()) return base::Result<TraceFile>(base::Errc::kIo, path + ": " + source.open_error());
   TraceFile out;
   // Room for the events a file of this size holds (~150 bytes an event, ~10x gzip), so the
@@ -481,6 +488,9 @@ base::Result<TraceFile> ReadChromeTrace(const std::string& path, const ReadLimit
   auto where = [&](size_t offset) {
     return path + " at byte " + std::to_string(offset) + (source.compressed() ? " of its decompressed JSON" : "");
   };
+  if (source.over_cap())
+    return base::Result<TraceFile>(base::Errc::kTooLarge, path + ": more than " + std::to_string(limits.max_bytes) +
+                                                              " bytes of JSON (the reader's cap)");
   if (!source.error().empty())
     return base::Result<TraceFile>(base::Errc::kInvalid, where(source.Tell()) + ": the gzip data is corrupt or truncated (" + source.error() + ")");
   if (!handler.error.empty())

@@ -12,7 +12,7 @@
 //   kNotFound / kPermission / kIo   the file cannot be opened or read
 //   kInvalid                        truncated or corrupt gzip, malformed JSON, a top level
 //                                   that is neither form, "traceEvents" that is not an array
-//   kTooLarge                       more events than ReadLimits::max_events
+//   kTooLarge                       over a ReadLimits cap (events, distinct strings, bytes)
 #pragma once
 #include <cstdint>
 #include <string>
@@ -22,8 +22,13 @@
 
 namespace mt::tools::trace {
 
+// What a file may cost, whatever it holds (a gzip "bomb" inflates ~1000:1): past a limit the
+// read stops with kTooLarge (kInvalid for nesting).
 struct ReadLimits {
-  int64_t max_events = 40'000'000;       // ~2.5 GB of TraceEvent; a 1 GiB trace has ~5 M
+  int64_t max_events = 40'000'000;       // complete + flow events kept; a 1 GiB trace has ~5 M
+  int64_t max_strings = 8'000'000;       // distinct names, categories, thread keys
+  uint64_t max_bytes = uint64_t{64} << 30;   // JSON bytes read (after inflating)
+  int max_depth = 1000;                  // nesting of arrays and objects (real traces: < 10)
 };
 
 base::Result<TraceFile> ReadChromeTrace(const std::string& path, const ReadLimits& limits = {});

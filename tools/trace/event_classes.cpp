@@ -57,8 +57,10 @@ uint8_t FlagsOf(std::string_view name) {
 
 }  // namespace
 
-EventClasses::EventClasses(const TraceFile& trace) : cat_(trace.strings.size()), name_(trace.strings.size()) {
+EventClasses::EventClasses(const TraceFile& trace)
+    : cat_(trace.strings.size()), name_(trace.strings.size()), operator_(trace.strings.size()) {
   for (uint32_t id = 0; id < trace.strings.size(); ++id) {
+    operator_[id] = id != 0 && Lower(trace.strings[id]) == "operator";
     cat_[id] = id == 0 ? CatClass::kNone : ClassOf(trace.strings[id]);
     name_[id] = FlagsOf(trace.strings[id]);
   }

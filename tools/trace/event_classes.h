@@ -28,6 +28,8 @@ class EventClasses {
   explicit EventClasses(const TraceFile& trace);
   CatClass Cat(const TraceEvent& e) const { return cat_[e.cat]; }
   bool Is(const TraceEvent& e, NameFlag f) const { return (name_[e.name] & f) != 0; }
+  // cat "operator" (older Kineto) is a CPU op, but its ProfilerStep#N is not a step.
+  bool IsOperatorCat(const TraceEvent& e) const { return operator_[e.cat] != 0; }
   bool IsGpu(const TraceEvent& e) const {
     CatClass c = Cat(e);
     return c == CatClass::kKernel || c == CatClass::kMemcpy || c == CatClass::kMemset;
@@ -36,6 +38,7 @@ class EventClasses {
  private:
   std::vector<CatClass> cat_;
   std::vector<uint8_t> name_;
+  std::vector<uint8_t> operator_;
 };
 
 // "ncclKernel_AllReduce_RING_LL_Sum_float" → AllReduce; "gloo:all_reduce" → AllReduce;

@@ -8,7 +8,8 @@ namespace {
 constexpr size_t kAhead = 3;   // buffers the reader may fill ahead of the parser
 }  // namespace
 
-GzipSource::GzipSource(const std::string& path, size_t buffer_bytes) : buffer_bytes_(buffer_bytes) {
+GzipSource::GzipSource(const std::string& path, uint64_t max_bytes, size_t buffer_bytes)
+    : max_bytes_(max_bytes), buffer_bytes_(buffer_bytes) {
   file_ = gzopen(path.c_str(), "rb");
   if (file_ == nullptr) {
     open_error_ = errno != 0 ? std::strerror(errno) : "cannot open";
@@ -42,13 +43,20 @@ void GzipSource::ReadAhead() {
     }
     buf.resize(buffer_bytes_);
     int n = gzread(file_, buf.data(), static_cast<unsigned>(buf.size()));
+    bool over = false;
+    if (n > 0) {
+      read_bytes_ += static_cast<uint64_t>(n);
+      over = read_bytes_ > max_bytes_;
+      if (over) n = 0;   // stop here: the caller reports the cap
+    }
     std::string err;
     bool end = n <= 0;
+    if (over) end = true;
     if (n < 0) {
       int code = 0;
       const char* msg = gzerror(file_, &code);
       err = code == Z_ERRNO ? std::string(std::strerror(errno)) : std::string(msg != nullptr ? msg : "read error");
-    } else if (n == 0) {
+    } else if (n == 0 && !over) {
       int code = 0;
       const char* msg = gzerror(file_, &code);
       // A gzip member cut short reads as a clean end with Z_BUF_ERROR pending.
@@ -66,6 +74,7 @@ void GzipSource::ReadAhead() {
       }
       if (end) {
         read_error_ = err;
+        read_over_cap_ = over;
         done_ = true;
       }
     }
@@ -90,6 +99,7 @@ void GzipSource::Refill() {
   }
   ended_ = true;
   error_ = read_error_;
+  over_cap_ = read_over_cap_;
 }
 
 }  // namespace mt::tools::trace

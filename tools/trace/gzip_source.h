@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include <condition_variable>
+#include <cstdint>
 #include <cstddef>
 #include <deque>
 #include <mutex>
@@ -20,7 +21,8 @@ class GzipSource {
  public:
   using Ch = char;
   // Opens `path`; check open_error() before reading.
-  explicit GzipSource(const std::string& path, size_t buffer_bytes = 1 << 20);
+  // Reading stops (as a clean end, with over_cap()) after `max_bytes` of output.
+  explicit GzipSource(const std::string& path, uint64_t max_bytes = UINT64_MAX, size_t buffer_bytes = 1 << 20);
   ~GzipSource();
   GzipSource(const GzipSource&) = delete;
   GzipSource& operator=(const GzipSource&) = delete;
@@ -28,6 +30,7 @@ class GzipSource {
   const std::string& open_error() const { return open_error_; }
   const std::string& error() const { return error_; }   // empty: no read error so far
   bool compressed() const { return compressed_; }
+  bool over_cap() const { return over_cap_; }
 
   // RapidJSON's stream concept (input only).
   Ch Peek() {
@@ -51,7 +54,11 @@ class GzipSource {
   void ReadAhead();    // the reader thread
 
   gzFile file_ = nullptr;
+  uint64_t max_bytes_;
   size_t buffer_bytes_;
+  bool over_cap_ = false;          // the parser's copy, set at the end
+  bool read_over_cap_ = false;     // the reader's, under mu_
+  uint64_t read_bytes_ = 0;        // the reader's own count
   std::vector<char> cur_;          // the buffer being parsed
   size_t pos_ = 0, consumed_ = 0;
   bool compressed_ = false, ended_ = false;

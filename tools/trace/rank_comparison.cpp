@@ -63,9 +63,11 @@ void PerStep(RankComparison& out, const std::vector<TraceAnalysis>& analyses) {
     std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.second > b.second; });
     out.per_step.push_back({step, v[0].first, v[0].second, v[1].second});
   }
+  // By step number: the digits after '#', compared as digit strings (any length).
   std::sort(out.per_step.begin(), out.per_step.end(), [](auto& a, auto& b) {
-    auto num = [](const std::string& s) { return std::stoll(s.substr(s.find('#') + 1)); };
-    return num(a.step) < num(b.step);
+    auto digits = [](const std::string& s) { return s.substr(s.find('#') + 1); };
+    std::string x = digits(a.step), y = digits(b.step);
+    return x.size() != y.size() ? x.size() < y.size() : x < y;
   });
 }
 

@@ -67,7 +67,7 @@ StepFigures Figures(const TraceEvent& step, std::optional<double> w0, std::optio
   f.cpu_dur_us = step.dur;
   f.window_start = w0;
   f.window_end = w1;
-  f.step_time_us = w0 ? *w1 - *w0 : 0.0;
+  f.step_time_us = w0 && w1 ? *w1 - *w0 : 0.0;
   f.compute_us = Length(comp);
   f.comm_us = Length(comm);
   f.exposed_comm_us = DifferenceLength(comm, comp);
@@ -86,7 +86,7 @@ StepFigures Figures(const TraceEvent& step, std::optional<double> w0, std::optio
 class Analyser {
  public:
   Analyser(const TraceFile& t, const std::string& file) : t_(t), cls_(t) {
-    out_.file = file;
+    out_.file = ValidUtf8(file);
     legacy_ = t.format == TraceFile::Format::kLegacy;
     out_.format = legacy_ ? "legacy" : t.format == TraceFile::Format::kXPlane ? "xplane" : "kineto";
     out_.events = t.total;
@@ -132,7 +132,7 @@ class Analyser {
       CatClass c = cls_.Cat(e);
       if (c == CatClass::kGpuUserAnnotation) {
         ++out_.gpu_steps;
-      } else if (legacy_ || c == CatClass::kUserAnnotation || c == CatClass::kCpuOp) {
+      } else if (legacy_ || c == CatClass::kUserAnnotation || (c == CatClass::kCpuOp && !cls_.IsOperatorCat(e))) {
         if (!seen.emplace(e.name, true).second) {
           ++out_.duplicate_steps;
           continue;

@@ -14,13 +14,14 @@ std::optional<int64_t> BytesFromArgs(const TraceFile& t, const TraceEvent& e, co
   const CommArgs& a = t.comm_args[static_cast<size_t>(e.comm_args)];
   int dt = a.dtype != 0 ? DtypeBytes(t.strings[a.dtype]) : 0;
   const std::optional<double>& n = kind == "AllGather" ? a.out_msg_nelems : a.in_msg_nelems;
-  if (dt > 0 && n && *n > 0 && *n < 9e18) return static_cast<int64_t>(*n) * dt;
+  // Sizes are file content: a product past what int64 holds is no size (kept in double until checked).
+  if (dt > 0 && n && *n > 0 && *n * dt < 9e18) return static_cast<int64_t>(*n) * dt;
   if (a.input_dims0 && !a.input_dims0->empty() && a.input_type0 != 0) {
     int size = DtypeBytes(t.strings[a.input_type0]);
     if (size > 0) {
       double p = 1;
       for (int64_t d : *a.input_dims0) p *= static_cast<double>(d);
-      if (std::fabs(p) * size < 9e18) return static_cast<int64_t>(p) * size;
+      if (std::fabs(p) * size < 9e18) return static_cast<int64_t>(p * size);
     }
   }
   return std::nullopt;
@@ -133,12 +134,14 @@ std::vector<CollectiveFigures> CollectiveFiguresOf(const TraceFile& t, const Eve
       f.total_us = use_backend ? k.backend_us : k.all_us;
       f.counted_from = use_backend ? "backend spans (gloo:/nccl:/mpi:/ucc:)" : "all its ops";
     }
+    double bytes = 0;   // summed in double: many huge sizes must not overflow
     for (const Acc::Sized& s : k.sized) {
       if (!gpu_mode && s.backend != use_backend) continue;
       ++f.sized_count;
-      f.bytes += s.bytes;
+      bytes += static_cast<double>(s.bytes);
       f.sized_us += s.us;
     }
+    f.bytes = bytes < 9e18 ? static_cast<int64_t>(bytes) : int64_t{9'000'000'000'000'000'000};
     if (!f.group_size && world_size) f.group_size = world_size;
     if (f.bytes > 0 && f.sized_us > 0) {
       double alg = static_cast<double>(f.bytes) / f.sized_us / 1e3;

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 
+#include "tools/trace/event_classes.h"
+
 namespace mt::tools::trace {
 namespace {
 
@@ -71,7 +73,7 @@ TraceDiff DiffTraces(const TraceAnalysis& base, const TraceAnalysis& test) {
   }
   d.summary = "step time " + Ms(*step.delta_us) + " a step";
   if (largest != nullptr) d.summary += "; the largest change is " + largest->category + " " + Ms(*largest->delta_us);
-  if (!d.ops.empty() && d.ops[0].delta_us != 0) d.summary += "; most changed op: " + d.ops[0].name.substr(0, 60) + " " + Ms(d.ops[0].delta_us);
+  if (!d.ops.empty() && d.ops[0].delta_us != 0) d.summary += "; most changed op: " + CutUtf8(d.ops[0].name, 60) + " " + Ms(d.ops[0].delta_us);
   return d;
 }
 

@@ -1,7 +1,6 @@
 #include "tools/trace/xplane_reader.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,34 +18,38 @@
 namespace mt::tools::trace {
 namespace {
 
-// The file mapped read-only; unmapped when done.
-class Mapping {
- public:
-  ~Mapping() {
-    if (data_ != nullptr) munmap(data_, size_);
-    if (fd_ >= 0) close(fd_);
+// The file's bytes, read into memory (not mapped: a file truncated while it is read would
+// kill the process with SIGBUS).
+base::Status ReadAll(const std::string& path, uint64_t max_bytes, std::vector<uint8_t>* out) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return base::StatusOfErrno(errno, path);
+  struct stat st {};
+  base::Status result = base::Status::Ok();
+  if (fstat(fd, &st) != 0) {
+    result = base::StatusOfErrno(errno, path);
+  } else if (!S_ISREG(st.st_mode)) {
+    result = base::Status(base::Errc::kNotRegular, path + " is not a regular file");
+  } else if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+    result = base::Status(base::Errc::kTooLarge, path + " is " + std::to_string(st.st_size) + " bytes, over the reader's cap of " +
+                                                     std::to_string(max_bytes));
+  } else {
+    out->resize(static_cast<size_t>(st.st_size));
+    size_t got = 0;
+    while (got < out->size()) {
+      ssize_t n = read(fd, out->data() + got, out->size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        result = base::StatusOfErrno(errno, path);
+        break;
+      }
+      if (n == 0) break;   // shrank while read: parse what there is
+      got += static_cast<size_t>(n);
+    }
+    out->resize(got);
   }
-  base::Status Open(const std::string& path) {
-    fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) return base::StatusOfErrno(errno, path);
-    struct stat st {};
-    if (fstat(fd_, &st) != 0) return base::StatusOfErrno(errno, path);
-    if (!S_ISREG(st.st_mode)) return base::Status(base::Errc::kNotRegular, path + " is not a regular file");
-    size_ = static_cast<size_t>(st.st_size);
-    if (size_ == 0) return base::Status::Ok();
-    void* m = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
-    if (m == MAP_FAILED) return base::StatusOfErrno(errno, path);
-    data_ = m;
-    return base::Status::Ok();
-  }
-  const uint8_t* data() const { return static_cast<const uint8_t*>(data_); }
-  size_t size() const { return size_; }
-
- private:
-  int fd_ = -1;
-  void* data_ = nullptr;
-  size_t size_ = 0;
-};
+  close(fd);
+  return result;
+}
 
 struct RawEvent {
   int64_t metadata_id = 0, offset_ps = 0, duration_ps = 0;
@@ -293,7 +296,8 @@ class DeviceTraceBuilder {
   DeviceTraceBuilder(int64_t base_ns, TraceFile* out) : base_ns_(base_ns), out_(out) {}
 
   double Us(const RawLine& l, int64_t offset_ps) const {
-    return static_cast<double>(l.timestamp_ns - base_ns_) / 1e3 + static_cast<double>(offset_ps) / 1e6;
+    // In double: a hostile file's time stamps may be anything, and their difference must not overflow.
+    return (static_cast<double>(l.timestamp_ns) - static_cast<double>(base_ns_)) / 1e3 + static_cast<double>(offset_ps) / 1e6;
   }
 
   void Add(const RawLine& l, const RawEvent& e, std::string_view name, std::string_view cat, const std::string& pid,
@@ -337,9 +341,20 @@ class DeviceTraceBuilder {
     }
   }
 
-  void Launches(const std::vector<HostMark>& launches) {
-    for (const HostMark& m : launches)
+  // The host launches of this device's own events (by correlation id): a device does not
+  // carry the others' launches.
+  size_t Launches(const std::vector<HostMark>& launches, const RawPlane& device) {
+    std::set<int64_t> mine;
+    for (const RawLine& l : device.lines)
+      for (const RawEvent& e : l.events)
+        if (e.correlation) mine.insert(*e.correlation);
+    size_t added = 0;
+    for (const HostMark& m : launches) {
+      if (!mine.count(*m.event->correlation)) continue;
       Add(*m.line, *m.event, m.plane->reader->EventNameOf(m.event->metadata_id), "cuda_runtime", "s:" + m.plane->reader->name);
+      ++added;
+    }
+    return added;
   }
 
   // Steps as ProfilerStep#N user annotations: the host's step marks, else the device's
@@ -356,13 +371,16 @@ class DeviceTraceBuilder {
         if (l.name == "Steps" && !l.events.empty() && steps == nullptr) steps = &l;
         if (l.name == "XLA Modules" && !l.events.empty() && modules == nullptr) modules = &l;
       }
-      std::map<std::string, int64_t> total;
+      // Summed in double: durations are file content and may be anything up to 2^63 ps.
+      std::map<std::string, double> total;
       if (steps == nullptr && modules != nullptr)
-        for (const RawEvent& e : modules->events) total[ModuleName(device.reader->EventNameOf(e.metadata_id))] += e.duration_ps;
+        for (const RawEvent& e : modules->events)
+          total[ModuleName(device.reader->EventNameOf(e.metadata_id))] += static_cast<double>(e.duration_ps);
       auto best = std::max_element(total.begin(), total.end(), [](auto& a, auto& b) { return a.second < b.second; });
       const RawLine* from = steps != nullptr ? steps : modules;
+      if (from == nullptr) return;   // no steps anywhere: the analysis says so
       size_t k = 0;
-      for (const RawEvent& e : from != nullptr ? from->events : std::vector<RawEvent>{}) {
+      for (const RawEvent& e : from->events) {   // pointers into the line's own events, kept in `marks`
         if (from == modules && ModuleName(device.reader->EventNameOf(e.metadata_id)) != best->first) continue;
         std::string n = device.reader->EventNameOf(e.metadata_id);
         bool numeric = !n.empty() && std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -382,15 +400,15 @@ class DeviceTraceBuilder {
 }  // namespace
 
 base::Result<XSpaceContents> ReadXPlane(const std::string& path, const XPlaneLimits& limits) {
-  Mapping m;
-  if (base::Status st = m.Open(path); !st.ok()) return st;
+  std::vector<uint8_t> bytes;
+  if (base::Status st = ReadAll(path, limits.max_bytes, &bytes); !st.ok()) return st;
   auto invalid = [&](const std::string& why, bool too_large = false) {
     return base::Result<XSpaceContents>(too_large ? base::Errc::kTooLarge : base::Errc::kInvalid,
                                         path + ": not a readable XSpace: " + why);
   };
-  if (m.size() == 0) return invalid("the file is empty");
+  if (bytes.empty()) return invalid("the file is empty");
   XSpaceContents out;
-  WireCursor space(m.data(), m.size());
+  WireCursor space(bytes.data(), bytes.size());
   uint32_t f = 0, wt = 0;
   int64_t events = 0;
   std::vector<RawPlane> planes;
@@ -413,7 +431,7 @@ base::Result<XSpaceContents> ReadXPlane(const std::string& path, const XPlaneLim
     }
   }
   if (space.failed()) return invalid(space.error());
-  if (planes.empty()) return invalid("no XPlane in " + std::to_string(m.size()) + " bytes");
+  if (planes.empty()) return invalid("no XPlane in " + std::to_string(bytes.size()) + " bytes");
   // One clock for every plane: the saved line timestamps are ns from the session start.
   int64_t base_ns = 0;
   bool have_base = false;
@@ -438,7 +456,8 @@ base::Result<XSpaceContents> ReadXPlane(const std::string& path, const XPlaneLim
     d.trace.distributed = DistributedInfo{*ordinal, std::nullopt, ""};
     DeviceTraceBuilder b(base_ns, &d.trace);
     b.Device(p, *ordinal);
-    b.Launches(launches);
+    events += static_cast<int64_t>(b.Launches(launches, p));
+    if (events > limits.max_events) return invalid("more than " + std::to_string(limits.max_events) + " events (the reader's cap)", true);
     b.Steps(steps, p);
     d.trace.by_ph["X"] = static_cast<int64_t>(d.trace.events.size());
     out.devices.push_back(std::move(d));

@@ -13,7 +13,7 @@
 //
 // Errors (message names the file and the byte offset): kInvalid for any wire fault (a
 // varint or a field running past its message, an unknown wire type), kTooLarge past the
-// event cap, kNotFound / kIo / kNotRegular for the file itself.
+// event or byte cap, kNotFound / kIo / kNotRegular for the file itself.
 #pragma once
 #include <string>
 #include <vector>
@@ -36,7 +36,8 @@ struct XSpaceContents {
 };
 
 struct XPlaneLimits {
-  int64_t max_events = 40'000'000;
+  int64_t max_events = 40'000'000;     // device events, and host launches given to the devices
+  uint64_t max_bytes = uint64_t{8} << 30;   // the file is read into memory
 };
 
 base::Result<XSpaceContents> ReadXPlane(const std::string& path, const XPlaneLimits& limits = {});

@@ -311,6 +311,51 @@ TEST(WatchRules, AHangIsReportedOnceWithARestartDecisionAndProgressClearsIt) {
   EXPECT_EQ(Observe(m, "7", "RUNNING", Triage("running", "running", 130, 40), c).findings.size(), 2u);
 }
 
+TEST(WatchRules, AHangBeforeTheFirstStepIsReportedOnce) {
+  WatchMemory m;
+  WatchConfig c;
+  c.hang_seconds = 60;
+  mt::Json t = Triage("running", "running", 0, 900);
+  t["last_step"] = nullptr;   // initialising: no step yet
+  EXPECT_EQ(Observe(m, "7", "", t, c).findings.size(), 2u);   // hang + decision
+  m = WatchMemory::FromJson(m.ToJson());
+  EXPECT_TRUE(Observe(m, "7", "", t, c).findings.empty());
+}
+
+TEST(WatchRules, TheSchedulersSuccessNeedsNoDecisionAndAFailureAfterARecoveredHangGetsOne) {
+  WatchMemory done;
+  WatchConfig c;
+  WatchTick t = Observe(done, "7", "COMPLETED", Triage("running", "running", 50, 1), c);
+  EXPECT_TRUE(t.finished);
+  EXPECT_FALSE(t.decision.has_value());
+  WatchMemory m;
+  c.hang_seconds = 30;
+  EXPECT_TRUE(Observe(m, "8", "RUNNING", Triage("running", "running", 10, 40), c).decision.has_value());   // the hang
+  Observe(m, "8", "RUNNING", Triage("running", "running", 11, 1), c);                                     // progress again
+  t = Observe(m, "8", "FAILED", Triage("failed", "oom", 12, 0), c);
+  ASSERT_TRUE(t.decision.has_value());
+  EXPECT_EQ(t.decision->action, "stop");
+}
+
+TEST(WatchRules, AnEndThatCallsForAnotherActionOverridesTheHangsDecision) {
+  WatchConfig c;
+  c.hang_seconds = 30;
+  // Hang, then the job fails as a collective error: the restart stands, nothing new.
+  WatchMemory a;
+  EXPECT_EQ(Observe(a, "1", "", Triage("running", "running", 5, 40), c).decision->action, "restart");
+  WatchTick t = Observe(a, "1", "", Triage("failed", "nccl_error", 5, 0), c);
+  ASSERT_EQ(t.findings.size(), 1u);
+  EXPECT_EQ(t.findings[0].kind, "ended");
+  // Hang, then the job turns out to have run out of memory: stop, not restart.
+  WatchMemory b;
+  EXPECT_EQ(Observe(b, "2", "", Triage("running", "running", 5, 40), c).decision->action, "restart");
+  t = Observe(b, "2", "", Triage("failed", "host_oom", 5, 0), c);
+  ASSERT_TRUE(t.decision.has_value());
+  EXPECT_EQ(t.decision->action, "stop");
+  b = WatchMemory::FromJson(b.ToJson());
+  EXPECT_TRUE(Observe(b, "2", "", Triage("failed", "host_oom", 5, 0), c).findings.empty());
+}
+
 TEST(WatchRules, WithoutAThresholdTriagesOwnHangRuleDecides) {
   WatchMemory m;
   WatchConfig c;

@@ -1,7 +1,7 @@
 // The C++ trace analysis against the figures of tests/traces/trace_oracle.py (an
 // independent Python reader written from the same definitions) for every trace it was run
-// on: the real Kineto traces of shared/corpus/traces (A100, V100, MI250; skipped when that
-// folder is absent) and the real torch.profiler traces recorded by tests/traces/profile_lab.py.
+// on: the real Kineto traces of tests/traces/corpus (A100, V100, MI250; HTA's test data) and
+// the real torch.profiler traces recorded by tests/traces/profile_lab.py.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -19,7 +19,7 @@ using mt::Json;
 namespace {
 
 const fs::path kTraces = MT_TRACES_DIR;        // tests/traces
-const fs::path kCorpus = MT_TRACE_CORPUS_DIR;  // ../shared/corpus/traces/kineto
+const fs::path kCorpus = MT_TRACE_CORPUS_DIR;  // tests/traces/corpus
 
 // The trace an expected file describes: recorded_<run>_rank<R>.pt.trace.json.gz.json →
 // recorded/<run>/rank<R>.pt.trace.json.gz; <name>.json → the corpus's <name>.
@@ -68,7 +68,7 @@ class OracleTest : public testing::TestWithParam<std::string> {};
 TEST_P(OracleTest, SameFiguresAsTheOracle) {
   fs::path expected_file = kTraces / "expected" / GetParam();
   fs::path trace = TraceOf(GetParam());
-  if (!fs::exists(trace)) GTEST_SKIP() << trace << " is not here (the shared corpus sits beside the checkout)";
+  ASSERT_TRUE(fs::exists(trace)) << trace << " is missing";
   std::ifstream in(expected_file);
   Json want = Json::parse(in);
   auto file = mt::tools::trace::ReadChromeTrace(trace.string());

@@ -141,12 +141,36 @@ TEST_F(TraceReaderTest, WrongShapesAreNamed) {
   }
 }
 
-TEST_F(TraceReaderTest, DeepNestingDoesNotExhaustTheStack) {
-  std::string deep = R"({"traceEvents": [{"ph": "X", "name": "n", "ts": 1, "dur": 1, "args": {"x": )" +
-                     std::string(200000, '[') + std::string(200000, ']') + "}}]}";
-  auto t = tr::ReadChromeTrace(Write("d.json", deep));
-  ASSERT_TRUE(t.ok()) << t.message();
-  EXPECT_EQ(t->events.size(), 1u);
+TEST_F(TraceReaderTest, NestingIsBoundedNotRecursed) {
+  auto nested = [](int depth) {
+    return R"({"traceEvents": [{"ph": "X", "name": "n", "ts": 1, "dur": 1, "args": {"x": )" + std::string(depth, '[') +
+           std::string(depth, ']') + "}}]}";
+  };
+  auto ok = tr::ReadChromeTrace(Write("d.json", nested(900)));
+  ASSERT_TRUE(ok.ok()) << ok.message();
+  EXPECT_EQ(ok->events.size(), 1u);
+  // 200,000 levels (a few hundred bytes gzipped): refused at the cap, not parsed into memory.
+  auto deep = tr::ReadChromeTrace(Write("d.json", nested(200000)));
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.code(), Errc::kInvalid);
+  EXPECT_NE(deep.message().find("nested deeper than 1000 levels"), std::string::npos) << deep.message();
+}
+
+TEST_F(TraceReaderTest, ByteAndStringCapsAreTooLarge) {
+  tr::ReadLimits limits;
+  limits.max_bytes = 100;
+  auto t = tr::ReadChromeTrace(WriteGzip("b.json.gz", kSmall), limits);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.code(), Errc::kTooLarge);
+  EXPECT_NE(t.message().find("bytes of JSON"), std::string::npos) << t.message();
+  std::string many = R"({"traceEvents": [)";
+  for (int i = 0; i < 50; ++i) many += R"({"ph": "i", "name": "n)" + std::to_string(i) + R"("},)";
+  many += R"({"ph": "i", "name": "last"}]})";
+  tr::ReadLimits few;
+  few.max_strings = 20;
+  auto s = tr::ReadChromeTrace(Write("s.json", many), few);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), Errc::kTooLarge);
 }
 
 TEST_F(TraceReaderTest, EventCapIsTooLarge) {

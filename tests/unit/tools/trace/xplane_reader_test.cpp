@@ -77,8 +77,8 @@ TEST_F(XPlaneReaderTest, DevicePlanesBecomeTraces) {
   EXPECT_EQ(x->planes.size(), 3u);
   for (const tr::XPlaneDevice& d : x->devices) {
     const tr::TraceFile& t = d.trace;
-    // 4 device events + 4 launches + 2 steps; the derived line is not read.
-    EXPECT_EQ(t.events.size(), 10u) << d.plane;
+    // 4 device events + this GPU's own 2 launches + 2 steps; the derived line is not read.
+    EXPECT_EQ(t.events.size(), 8u) << d.plane;
     int kernels = 0, copies = 0;
     for (const tr::TraceEvent& e : t.events) {
       const std::string& cat = t.strings[e.cat];
@@ -116,6 +116,27 @@ TEST_F(XPlaneReaderTest, DecompositionOfTheSmallSpace) {
   EXPECT_DOUBLE_EQ(s.idle_us, 20);
   ASSERT_EQ(a.collectives.size(), 1u);
   EXPECT_EQ(a.collectives[0].kind, "AllReduce");   // from hlo_op: RCCL's name says no kind
+}
+
+// A profile processed by xprof (or with no host step marks): the steps come from the device's
+// "XLA Modules" line, the module that takes the most time.
+TEST_F(XPlaneReaderTest, WithoutHostStepsTheBusiestModuleMarksTheSteps) {
+  sim::XPlaneSpec d{0, "/device:GPU:0", {}, {}};
+  d.lines.push_back({7, "XLA Modules", 0,
+                     {{"jit_train_step(42)", 0, 900 * kPsPerUs, {}},
+                      {"jit_eval(9)", 950 * kPsPerUs, 20 * kPsPerUs, {}},
+                      {"jit_train_step(42)", 1000 * kPsPerUs, 900 * kPsPerUs, {}},
+                      {"jit_train_step(42)", 2000 * kPsPerUs, 900 * kPsPerUs, {}}}});
+  d.lines.push_back({1, "Stream #1", 0,
+                     {Kernel("gemm", 100, 500, 1), Kernel("gemm", 1100, 500, 2), Kernel("gemm", 2100, 600, 3)}});
+  auto x = tr::ReadXPlane(Write(sim::EncodeXSpace({d}, {})));
+  ASSERT_TRUE(x.ok()) << x.message();
+  tr::TraceAnalysis a = tr::AnalyseTrace(x->devices[0].trace, "p.xplane.pb");
+  ASSERT_EQ(a.per_step.size(), 3u);
+  EXPECT_EQ(a.per_step[0].name, "ProfilerStep#0");
+  EXPECT_EQ(a.per_step[2].name, "ProfilerStep#2");
+  EXPECT_DOUBLE_EQ(a.per_step[2].compute_us, 600);
+  EXPECT_EQ(a.links->method, "ts_in_cpu_span");   // no launches: each kernel by its own start
 }
 
 TEST_F(XPlaneReaderTest, BrokenProtobufIsRefusedWithAnOffset) {
