@@ -33,11 +33,21 @@ def expect(cond, what):
     ok &= bool(cond)
 r = slow["ranks"]
 expect(r["verdict"] == "straggler" and r["straggler"] == 1, "compute-slowed run: straggler rank 1 (%s %s: %s)" % (r["verdict"], r["straggler"], r["why"]))
+
+def exposed(analysis):
+    """Mean exposed-communication share over the steady steps whose gloo span was recorded: the
+    last step's span can race the profiler's stop and be lost (tests/traces/README.md, pitfall
+    15), which the trace itself reports in checks.steps_without_comm."""
+    lost = set(analysis["checks"]["steps_without_comm"])
+    steady = set(analysis["steady"]["steps"])
+    vals = [p["shares"]["exposed_comm"] for p in analysis["per_step"] if p["name"] in steady and p["name"] not in lost and p["shares"]]
+    return sum(vals) / len(vals) if vals else None
+
 for d in slow["diffs"]:
-    e = next(c for c in d["categories"] if c["category"] == "exposed_comm")
     if d["rank"] != 1:
-        expect(e["test_share"] > e["base_share"] + 0.25,
-               "rank %d exposed-communication share rises %.2f -> %.2f" % (d["rank"], e["base_share"], e["test_share"]))
+        a, b = exposed(slow["base"][d["rank"]]), exposed(slow["traces"][d["rank"]])
+        expect(a is not None and b is not None and b > a + 0.25,
+               "rank %d exposed-communication share rises %s -> %s (steps with their gloo span)" % (d["rank"], a, b))
     else:
         expect(d["ops"][0]["name"] == "slow_rank_extra_compute", "rank 1's most changed op is the extra compute (%s)" % d["ops"][0]["name"])
 s = sleep["ranks"]
