@@ -12,26 +12,23 @@ class PlaneMetadata {
   int64_t Event(const std::string& name) { return Id(events_, name); }
   int64_t Stat(const std::string& name) { return Id(stats_, name); }
 
+  // event_metadata (field 4) and stat_metadata (5): map entries {key 1: id, value 2: {id 1, name 2}}.
   void Encode(std::string& plane) const {
-    for (const auto& [name, id] : events_) {
-      std::string meta, entry;
-      PutVarintField(meta, 1, static_cast<uint64_t>(id));
-      PutBytes(meta, 2, name);
-      PutVarintField(entry, 1, static_cast<uint64_t>(id));
-      PutBytes(entry, 2, meta);
-      PutBytes(plane, 4, entry);
-    }
-    for (const auto& [name, id] : stats_) {
-      std::string meta, entry;
-      PutVarintField(meta, 1, static_cast<uint64_t>(id));
-      PutBytes(meta, 2, name);
-      PutVarintField(entry, 1, static_cast<uint64_t>(id));
-      PutBytes(entry, 2, meta);
-      PutBytes(plane, 5, entry);
-    }
+    EncodeMap(plane, 4, events_);
+    EncodeMap(plane, 5, stats_);
   }
 
  private:
+  static void EncodeMap(std::string& plane, int field, const std::map<std::string, int64_t>& m) {
+    for (const auto& [name, id] : m) {
+      std::string meta, entry;
+      PutVarintField(meta, 1, static_cast<uint64_t>(id));
+      PutBytes(meta, 2, name);
+      PutVarintField(entry, 1, static_cast<uint64_t>(id));
+      PutBytes(entry, 2, meta);
+      PutBytes(plane, field, entry);
+    }
+  }
   static int64_t Id(std::map<std::string, int64_t>& m, const std::string& name) {
     auto it = m.find(name);
     if (it != m.end()) return it->second;

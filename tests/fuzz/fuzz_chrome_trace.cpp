@@ -3,8 +3,6 @@
 // gzip-compressed first (so inflate succeeds and the JSON paths behind it are reached) or
 // read as it is (plain JSON, or bytes that merely start like gzip). The input lives in a
 // memfd, read through /proc/self/fd like any file.
-#include <sys/mman.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <cstddef>
@@ -12,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/fuzz/memfd_file.h"
 #include "tools/trace/chrome_trace_reader.h"
 #include "tools/trace/rank_comparison.h"
 #include "tools/trace/trace_analysis.h"
@@ -40,16 +39,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   namespace tr = mt::tools::trace;
   if (size < 1) return 0;
   std::string bytes = (data[0] & 1) ? Gzip(data + 1, size - 1) : std::string(reinterpret_cast<const char*>(data) + 1, size - 1);
-  int fd = memfd_create("trace", 0);
-  if (fd < 0) return 0;
-  if (write(fd, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) {
-    close(fd);
-    return 0;
-  }
+  MemfdFile file(bytes.data(), bytes.size());
+  if (!file.ok()) return 0;
   tr::ReadLimits limits;
   limits.max_events = 20000;
-  auto t = tr::ReadChromeTrace("/proc/self/fd/" + std::to_string(fd), limits);
-  close(fd);
+  auto t = tr::ReadChromeTrace(file.path(), limits);
   if (!t.ok()) return 0;
   tr::TraceAnalysis a = tr::AnalyseTrace(*t, "rank3.pt.trace.json");
   (void)tr::AnalysisJson(a).dump();

@@ -1,13 +1,11 @@
 // libFuzzer target: the XSpace reader (tools/trace/xplane_reader.h: a bounds-checked walk
 // of the protobuf wire format) and the analyses of every device plane it yields. The input
-// lives in a memfd, read through /proc/self/fd like any file (the reader maps it).
-#include <sys/mman.h>
-#include <unistd.h>
-
+// lives in a memfd, read through /proc/self/fd like any file.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "tests/fuzz/memfd_file.h"
 #include "tools/trace/rank_comparison.h"
 #include "tools/trace/trace_analysis.h"
 #include "tools/trace/trace_json.h"
@@ -15,16 +13,11 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   namespace tr = mt::tools::trace;
-  int fd = memfd_create("xplane", 0);
-  if (fd < 0) return 0;
-  if (write(fd, data, size) != static_cast<ssize_t>(size)) {
-    close(fd);
-    return 0;
-  }
+  MemfdFile file(data, size);
+  if (!file.ok()) return 0;
   tr::XPlaneLimits limits;
   limits.max_events = 20000;
-  auto x = tr::ReadXPlane("/proc/self/fd/" + std::to_string(fd), limits);
-  close(fd);
+  auto x = tr::ReadXPlane(file.path(), limits);
   if (!x.ok()) return 0;
   std::vector<tr::TraceAnalysis> all;
   for (const tr::XPlaneDevice& d : x->devices) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "tools/common/stats.h"
 #include "tools/perf/perf_artifacts.h"
 #include "tools/perf/perf_trace.h"
 #include "tools/trace/event_classes.h"
@@ -11,8 +12,8 @@
 namespace mt::tools {
 namespace {
 
-double R3(double v) { return std::round(v * 1000) / 1000; }
-double R1(double v) { return std::round(v * 10) / 10; }
+double R3(double v) { return RoundDecimals(v, 3); }
+double R1(double v) { return RoundDecimals(v, 1); }
 Nullable<double> Ms(const std::optional<double>& us) { return us ? Nullable<double>(R3(*us / 1000)) : Nullable<double>(); }
 Nullable<double> Pct(const std::optional<double>& share) { return share ? Nullable<double>(R1(100 * *share)) : Nullable<double>(); }
 

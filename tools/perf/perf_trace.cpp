@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <system_error>
 
+#include "tools/common/stats.h"
 #include "tools/trace/event_classes.h"
 #include "tools/trace/rank_comparison.h"
 #include "tools/trace/trace_files.h"
@@ -19,8 +20,8 @@ namespace tr = trace;
 constexpr uint64_t kMaxTraceBytes = uint64_t{4} << 30;
 constexpr size_t kMaxChromeTraces = 16;
 
-double R1(double v) { return std::round(v * 10) / 10; }
-double R3(double v) { return std::round(v * 1000) / 1000; }
+double R1(double v) { return RoundDecimals(v, 1); }
+double R3(double v) { return RoundDecimals(v, 3); }
 
 std::vector<std::string> ChooseFiles(const PerfArtifacts& a) {
   if (!a.profiles.empty()) {
@@ -32,11 +33,7 @@ std::vector<std::string> ChooseFiles(const PerfArtifacts& a) {
   return out;
 }
 
-double Mean(const std::vector<double>& v) {
-  double s = 0;
-  for (double x : v) s += x;
-  return v.empty() ? 0 : s / static_cast<double>(v.size());
-}
+double Mean(const std::vector<double>& v) { return Summarize(v).mean; }
 
 std::string Pct(double v) {
   char b[32];
