@@ -26,7 +26,11 @@ expect "8043 confirmed by power" "Confirmed false positive: the accused hosts an
 expect "7938 decline" "7938: completed (status completed), last step 799; also tgs_degradation"
 expect "8105 OOM" "8105: oom (status failed)"
 # The conclusions, one per case study, each built from the tools' structured answers.
-expect "skills served as prompts" "skills (prompts): batch-sweep job-comparison job-log-triage performance-analysis submit-and-monitor tsdb-diagnosis xla-tuning"
+# Every runbook under skills/ is served, and nothing else: the list comes from the tree.
+skills_dir="$(cd "$(dirname "$0")/../../.." && pwd)/skills"
+expected_skills=$(find "$skills_dir" -mindepth 2 -maxdepth 2 -name SKILL.md -printf '%h\n' | xargs -n1 basename | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
+[ -n "$expected_skills" ] || { echo "FAIL no skills found under $skills_dir"; exit 1; }
+expect "skills served as prompts" "skills (prompts): $expected_skills"
 expect "case 0: 8104 steady TGS and MFU" "  - 8104: completed, steady TGS 1,020 tokens/s/device over steps 5–54, 16.07 s/step, MFU 25.7 % (MI355X fp8 peak 5,000 TFLOP/s); report /reports/8104-"
 expect "case 1: 8308 phases, hosts, rerun" "  - 8308: TGS 3,293 → 2,620 (−20.4 %) at step 97 → 2,520 (−23.2 %) at step 252; 4 hosts with RDMA retransmits: chi2835, chi2882, chi2834, chi2822; rerun 8309 without them: TGS 3,287 (+30.5 % over 2,520)"
 expect "case 2: 8043 false positive" "  - 8043: heartbeat false positive at step 71: accused tasks 8 (chi2853) and 10 (chi2875) logged their own death (2 of 2); heartbeats stopped 19:06:00 = crash 19:21:00 − 900 s; accused hosts and neighbours drew ~867 W until the crash (confirmed alive)"
