@@ -71,8 +71,9 @@ Policy PolicyFromYaml(const YAML::Node& node) {
     RoleRule r;
     r.role = kv.first.as<std::string>();
     const std::string where = "policy." + r.role;
-    if (r.role != "agent" && r.role != "approver" && r.role != "ci")
-      throw std::runtime_error(where + ": role must be agent, approver or ci");
+    // supervisor: `mt watch` restarting a job it watches (tools/gate/restart_request.h).
+    if (r.role != "agent" && r.role != "approver" && r.role != "ci" && r.role != "supervisor")
+      throw std::runtime_error(where + ": role must be agent, approver, ci or supervisor");
     const YAML::Node& n = kv.second;
     if (!n.IsMap()) throw std::runtime_error(where + " must be a mapping");
     for (const auto& f : n) {

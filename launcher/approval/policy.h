@@ -15,6 +15,8 @@
 //       cancel: false                # may cancel (its workspace's) jobs without a human
 //       env: [XLA_FLAGS, NCCL_DEBUG]  # _env_ keys this role may pass (absent: the launcher's
 //                                     # allow-list; patterns ending in * are prefixes)
+//     supervisor:                    # mt watch's restarts (a restart plan adds --exclude=…
+//       partitions: [ci]             # when it keeps hosts off: allow it in scheduler_args)
 #pragma once
 #include <map>
 #include <optional>

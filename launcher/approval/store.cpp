@@ -143,6 +143,16 @@ Status ApprovalStore::Save(const PlanRecord& rec) const {
   return base::WriteFileAtomic(PathOf(rec.id), rec.ToJson().dump(1) + "\n", {.mode = 0600, .durable = true});
 }
 
+Status ApprovalStore::SaveNew(PlanRecord* rec, int64_t now) const {
+    rec->state = "pending";
+    rec->created = now;
+    rec->expires = now + ttl_.count();
+    rec->approver.clear();
+    rec->via.clear();
+    rec->decided = rec->finished = 0;
+  return Save(*rec);
+}
+
 Status ApprovalStore::Create(PlanRecord* rec, int64_t now, std::size_t max_pending_per_requester) {
   return Locked([&]() -> Status {
     if (max_pending_per_requester > 0) {
@@ -162,13 +172,18 @@ Status ApprovalStore::Create(PlanRecord* rec, int64_t now, std::size_t max_pendi
       if (rec->id.empty()) return Status(Errc::kIo, "no randomness for a plan id");
       if (!fs::exists(PathOf(rec->id))) break;
     }
-    rec->state = "pending";
-    rec->created = now;
-    rec->expires = now + ttl_.count();
-    rec->approver.clear();
-    rec->via.clear();
-    rec->decided = rec->finished = 0;
-    return Save(*rec);
+    return SaveNew(rec, now);
+  });
+}
+
+Status ApprovalStore::CreateOnce(PlanRecord* rec, int64_t now, bool* created) {
+  *created = false;
+  if (!ValidPlanId(rec->id)) return Status(Errc::kInvalid, "'" + rec->id + "' is not a plan id (32 hex digits)");
+  return Locked([&]() -> Status {
+    if (fs::exists(PathOf(rec->id))) return Load(rec->id, rec);
+    if (Status st = SaveNew(rec, now); !st.ok()) return st;
+    *created = true;
+    return Status::Ok();
   });
 }
 

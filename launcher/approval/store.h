@@ -53,6 +53,12 @@ class ApprovalStore {
   // approve without reading.
   base::Status Create(PlanRecord* rec, int64_t now, std::size_t max_pending_per_requester = 0);
 
+  // Like Create, under an id the caller derived from what the plan is for (e.g. "restart 2 of
+  // job 8311"), so that asking twice — a supervisor killed and started again — records one
+  // plan: when a record with rec->id exists, *rec becomes that record and *created false.
+  // kInvalid for an id ValidPlanId refuses.
+  base::Status CreateOnce(PlanRecord* rec, int64_t now, bool* created);
+
   // Reads a record; a pending plan past its expiry is stored as expired first. kNotFound for
   // an unknown (or malformed) id, kInvalid for a record that does not parse.
   base::Status Get(const std::string& id, int64_t now, PlanRecord* out);
@@ -79,6 +85,8 @@ class ApprovalStore {
   base::Status Locked(const std::function<base::Status()>& fn);
   base::Status Load(const std::string& id, PlanRecord* out) const;
   base::Status Save(const PlanRecord& rec) const;
+  // A new record: pending from `now` until its time to live, undecided; then saved.
+  base::Status SaveNew(PlanRecord* rec, int64_t now) const;
   // Every readable record, with the store already locked by the caller.
   void ForEachRecordLocked(const std::function<void(PlanRecord&)>& fn) const;
   std::filesystem::path PathOf(const std::string& id) const { return dir_ / (id + ".json"); }

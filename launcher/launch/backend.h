@@ -42,6 +42,14 @@ class Backend {
   virtual void FillStatus(const LaunchedJob& job, nlohmann::json* status) const = 0;
   // kConflict for a job that is not running (local), kFailed when the scheduler refuses.
   virtual base::Status Cancel(const LaunchedJob& job, std::string* message) const = 0;
+  // The hosts the scheduler can place a job on (slurm: sinfo's nodes), for restarts that keep
+  // hosts off: excluding a host the scheduler does not know leaves a Slurm job pending
+  // forever ("Requested node configuration is not available"). kInvalid where the backend
+  // cannot exclude hosts.
+  virtual base::Status ListNodes(std::vector<std::string>* nodes) const {
+    (void)nodes;
+    return base::Status(base::Errc::kInvalid, "the " + name() + " backend cannot keep a job off hosts");
+  }
 };
 
 // nullptr for a name no backend has.

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <regex>
+#include <sstream>
+#include <algorithm>
 #include <set>
 #include <thread>
 
@@ -38,6 +40,18 @@ class SlurmBackend : public Backend {
   }
   void AddPlanFiles(const Plan& p, std::map<std::string, std::string>* files) const override {
     (*files)["job.sbatch"] = SlurmBatchScript(p);
+  }
+
+  Status ListNodes(std::vector<std::string>* nodes) const override {
+    auto si = RunCapture({"sinfo", "--noheader", "--Node", "--format=%N"}, {}, 60);
+    if (si.status != 0)
+      return Status(Errc::kFailed, "sinfo failed (exit " + std::to_string(si.status) + "): " + TrimOutput(si.err.empty() ? si.out : si.err));
+    std::istringstream lines(si.out);
+    for (std::string line; std::getline(lines, line);) {
+      line = TrimOutput(line);
+      if (!line.empty() && std::find(nodes->begin(), nodes->end(), line) == nodes->end()) nodes->push_back(line);
+    }
+    return Status::Ok();
   }
 
   Status Submit(const Plan& p, SubmitResult* r) const override {

@@ -77,6 +77,10 @@ json Plan::ToJson() const {
   j["pack_tasks"] = pack_tasks;
   j["stage_timeouts"] = stage_timeouts;
   j["created"] = created;
+  if (restart) {
+    j["restart"] = {{"parent_job", restart->parent_job}, {"attempt", restart->attempt}, {"exclude", restart->exclude}};
+    j["restart"]["resume_step"] = restart->resume_step ? json(*restart->resume_step) : json(nullptr);
+  }
   j["hash"] = hash;
   return j;
 }
@@ -121,6 +125,15 @@ Status PlanFromJson(const json& j, Plan* p) {
     p->pack_tasks = j.at("pack_tasks");
     p->stage_timeouts = j.at("stage_timeouts").get<std::map<std::string, int>>();
     p->created = j.at("created");
+    if (j.contains("restart")) {
+      const json& r = j["restart"];
+      PlanRestart restart;
+      restart.parent_job = r.at("parent_job");
+      restart.attempt = r.at("attempt");
+      restart.exclude = r.at("exclude").get<std::vector<std::string>>();
+      if (!r.at("resume_step").is_null()) restart.resume_step = r["resume_step"].get<int64_t>();
+      p->restart = restart;
+    }
     p->hash = j.at("hash");
   } catch (const std::exception& e) {
     return Status(Errc::kInvalid, std::string("malformed plan: ") + e.what());
@@ -156,6 +169,44 @@ static bool ParsePositiveInt(const std::string& s, int* out) {
     return false;
   }
 }
+
+namespace {
+
+bool PlainHostName(const std::string& h) {
+  if (h.empty() || h.size() > 253 || h.front() == '-' || h.front() == '.') return false;
+  for (char c : h)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_')) return false;
+  return true;
+}
+
+// The restart's lineage into the plan: its environment, and the hosts it keeps off where the
+// backend can (slurm: one --exclude, replacing any the parent carried, with the union).
+Status ApplyRestart(const PlanRestart& r, Plan* p) {
+  if (r.parent_job.empty() || r.parent_job.size() > 255 || r.parent_job.find('/') != std::string::npos)
+    return Status(Errc::kInvalid, "a restart needs the parent job's id");
+  if (r.attempt < 1 || r.attempt > 1000) return Status(Errc::kInvalid, "restart attempt must be 1..1000");
+  if (r.resume_step && *r.resume_step < 0) return Status(Errc::kInvalid, "resume step must be >= 0");
+  for (const auto& h : r.exclude)
+    if (!PlainHostName(h)) return Status(Errc::kInvalid, "'" + h + "' is not a host name to exclude");
+  if (!r.exclude.empty() && p->backend != "slurm")
+    return Status(Errc::kInvalid, "the " + p->backend + " backend cannot keep a job off hosts (only slurm has --exclude)");
+  p->restart = r;
+  p->env["MT_RESTART_OF"] = r.parent_job;
+  p->env["MT_RESTART_ATTEMPT"] = std::to_string(r.attempt);
+  if (r.resume_step) p->env["MT_RESUME_STEP"] = std::to_string(*r.resume_step);
+  if (!r.exclude.empty()) {
+    std::vector<std::string> args;
+    for (const auto& a : p->scheduler_args)
+      if (a.rfind("--exclude=", 0) != 0 && a.rfind("-x", 0) != 0) args.push_back(a);
+    std::string list;
+    for (const auto& h : r.exclude) list += (list.empty() ? "" : ",") + h;
+    args.push_back("--exclude=" + list);
+    p->scheduler_args = std::move(args);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 Status BuildPlan(const PlanRequest& req, Plan* out) {
   Plan p;
@@ -265,6 +316,9 @@ Status BuildPlan(const PlanRequest& req, Plan* out) {
     p.stage_timeouts[k] = v;
   }
 
+  if (req.restart) {
+    if (Status st = ApplyRestart(*req.restart, &p); !st.ok()) return st;
+  }
   p.submit_argv = backend->SubmitCommand(p);
   p.hash = p.ComputeHash();
   *out = std::move(p);
@@ -297,6 +351,12 @@ std::string DescribePlan(const Plan& p) {
     << "  log:          " << p.log_path.string() << "\n"
     << "  submit:       " << ShellJoin(p.submit_argv) << "\n"
     << "  train:        " << ShellJoin(p.train_command) << "\n";
+  if (p.restart) {
+    o << "  restart of:   job " << p.restart->parent_job << " (attempt " << p.restart->attempt
+      << "): cancels it first if it still runs; resumes from "
+      << (p.restart->resume_step ? "the checkpoint of step " + std::to_string(*p.restart->resume_step) : std::string("the start"))
+      << "; excludes " << (p.restart->exclude.empty() ? std::string("no host") : ShellJoin(p.restart->exclude)) << "\n";
+  }
   return o.str();
 }
 

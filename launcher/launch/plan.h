@@ -5,8 +5,10 @@
 // Passthrough arguments are data: they travel as JSON strings into the artifact's
 // plan.json and reach the training command as argv elements; no shell ever parses them.
 #pragma once
+#include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,18 @@
 namespace mt::launch {
 
 inline constexpr size_t kMaxJobNameBytes = 243;   // 255 (ext4 path segment) - 12 for "<id>-" and ".log"
+
+// A restart of an earlier job in the same workspace (mt watch's restart decision, approved like
+// any plan): the job it replaces, which attempt of the chain it is, the hosts it keeps off
+// (slurm: --exclude) and the checkpoint step it resumes from. The tasks see it as
+// MT_RESTART_OF, MT_RESTART_ATTEMPT and MT_RESUME_STEP; the framework resumes from its own
+// checkpoint directory, as MaxText and torch jobs that reuse their run name do.
+struct PlanRestart {
+  std::string parent_job;
+  int attempt = 1;                              // 1 = the first restart
+  std::vector<std::string> exclude;             // host names
+  std::optional<int64_t> resume_step;
+};
 
 struct PlanRequest {
   std::string model_spec;                       // model[[:alias]:tag]
@@ -39,6 +53,7 @@ struct PlanRequest {
   std::map<std::string, int> stage_timeouts;    // stage -> seconds; -1 = none
   std::string now_utc;                          // "YYYYmmdd_HHMMSS"; empty = the clock
   std::string rand_hex;                         // 4 hex digits; empty = random
+  std::optional<PlanRestart> restart;
 };
 
 struct Plan {
@@ -62,6 +77,7 @@ struct Plan {
   bool pack_tasks = false;
   std::map<std::string, int> stage_timeouts;
   std::string created;                          // YYYYmmdd_HHMMSS (UTC)
+  std::optional<PlanRestart> restart;           // in the JSON (and the hash) only when set
   std::string hash;                             // sha256 of the canonical JSON without "hash"
 
   nlohmann::json ToJson() const;                // includes hash

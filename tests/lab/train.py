@@ -48,6 +48,12 @@ def parse_args():
     p.add_argument("--fault-step", type=int, default=8)
     p.add_argument("--oom-cap-mb", type=int, default=1536,
                    help="host_oom: address-space allowance above the rank's current size")
+    p.add_argument("--fault-once", metavar="MARKER",
+                   help="a transient fault: it fires only while MARKER does not exist, and creates it")
+    p.add_argument("--checkpoint-dir",
+                   help="rank 0 saves model and optimizer there every --checkpoint-every steps; "
+                        "a run that finds a checkpoint there resumes from it (as a restarted job does)")
+    p.add_argument("--checkpoint-every", type=int, default=5)
     return p.parse_args()
 
 
@@ -103,6 +109,20 @@ def main():
     opt = torch.optim.SGD(model.parameters(), lr=args.lr)
     loss_fn = nn.MSELoss()
     faulty = args.fault != "none" and rank == args.fault_rank
+    if faulty and args.fault_once and os.path.exists(args.fault_once):
+        faulty = False  # it fired in an earlier attempt: transient
+    first_step = 1
+    latest = os.path.join(args.checkpoint_dir, "latest.pt") if args.checkpoint_dir else None
+    if latest and rank == 0:
+        os.makedirs(args.checkpoint_dir, exist_ok=True)
+    if latest and os.path.exists(latest):
+        state = torch.load(latest)
+        model.module.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimizer"])
+        first_step = state["step"] + 1
+        if rank == 0:
+            logger.info("Restored checkpoint from step %d (%s)", state["step"], latest)
+        dist.barrier()  # every rank has read it before rank 0 may write the next one
     data = Records(rank, corrupt_at=args.fault_step if faulty and args.fault == "exception" else None)
     if rank == 0:
         n_params = sum(p.numel() for p in model.parameters())
@@ -111,11 +131,13 @@ def main():
 
     leak = []
     start = time.time()
-    for step in range(1, args.steps + 1):
+    for step in range(first_step, args.steps + 1):
         t0 = time.time()
         time.sleep(args.data_time)  # the data loader's share of a step
         x, y = data.batch(step, args.batch_size)
         if faulty and step == args.fault_step:
+            if args.fault_once:
+                open(args.fault_once, "x").close()
             if args.fault == "rank_exit":
                 os._exit(1)
             if args.fault == "hang":
@@ -134,6 +156,12 @@ def main():
             dt = time.time() - t0
             logger.info("step %d/%d loss %.4f lr %.3g step_time %.3fs samples/s %.1f",
                         step, args.steps, loss.item(), args.lr, dt, args.batch_size * world / dt)
+        if latest and rank == 0 and step % args.checkpoint_every == 0 and step < args.steps:
+            tmp = latest + ".tmp"
+            torch.save({"step": step, "model": model.module.state_dict(),
+                        "optimizer": opt.state_dict()}, tmp)
+            os.replace(tmp, latest)  # a reader never sees half a checkpoint
+            logger.info("Saved a checkpoint at step %d to %s", step, latest)
     dist.barrier()
     if rank == 0:
         logger.info("training finished: %d steps in %.1fs", args.steps, time.time() - start)

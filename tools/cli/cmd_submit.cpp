@@ -12,12 +12,16 @@
 #include "tools/catalog/config.h"
 
 namespace mt::tools::cli {
+
+int RunWatch(const std::vector<std::string>& args);   // cmd_watch.cpp
+
 namespace {
 
 const char* kUsage =
     "usage: mt submit MODEL[[:alias]:tag] [--backend local|slurm|k8s] [-N n] [--observe] [--dry-run] [--json]\n"
     "                 [--yes] [--workspace DIR] [--config FILE] [--models DIR] [--stage-timeout train:S]\n"
     "                 [--pack-tasks] [--exporter-port P] [--prometheus-ports A-B] [--scrape-interval S]\n"
+    "                 [--supervise [--watch-args 'ARGS']]\n"
     "                 [scheduler args…] [-- passthrough…]";
 
 int Usage(const std::string& why) {
@@ -38,7 +42,8 @@ bool ParseInt(const std::string& s, int* out) {
 struct SubmitArgs {
   launch::PlanRequest req;
   std::optional<std::string> workspace, config, models;
-  bool dry_run = false, json = false, yes = false;
+  bool dry_run = false, json = false, yes = false, supervise = false;
+  std::string watch_args;   // --watch-args: more flags for the watch (space-separated)
   std::string timeouts;   // stage:seconds,… (STAGE_TIMEOUTS, then each --stage-timeout)
 };
 
@@ -66,6 +71,8 @@ std::optional<int> ParseSubmitArgs(const std::vector<std::string>& args, SubmitA
       else if (a == "--json") s.json = true;
       else if (a == "--yes" || a == "-y") s.yes = true;
       else if (a == "--observe") req.observe = true;
+      else if (a == "--supervise") s.supervise = true;
+      else if (value("--watch-args", &v)) s.watch_args = v;
       else if (a == "--pack-tasks") req.pack_tasks = true;
       else if (value("--backend", &v)) req.backend = v;
       else if (value("--workspace", &v)) s.workspace = v;
@@ -191,7 +198,19 @@ int RunSubmit(const std::vector<std::string>& args) {
     return kExitFailed;
   }
   PrintSubmitted(plan, r, s.json);
-  return kExitOk;
+  if (!s.supervise) return kExitOk;
+  // --supervise: this process becomes the job's watch (mt watch JOB), restarts through the gate.
+  std::vector<std::string> watch = {r.job_id, "--workspace", cfg.workspace.string()};
+  if (s.config) watch.insert(watch.end(), {"--config", *s.config});
+  if (s.json) watch.push_back("--json");
+  for (size_t i = 0; i < s.watch_args.size();) {
+    const size_t sp = s.watch_args.find(' ', i);
+    const std::string w = s.watch_args.substr(i, sp == std::string::npos ? std::string::npos : sp - i);
+    if (!w.empty()) watch.push_back(w);
+    i = sp == std::string::npos ? s.watch_args.size() : sp + 1;
+  }
+  std::cout.flush();
+  return RunWatch(watch);
 }
 
 }  // namespace mt::tools::cli

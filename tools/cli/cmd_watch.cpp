@@ -7,11 +7,16 @@
 // is delivered to mt.yaml's notifications.webhooks; the watch's memory is saved after each
 // look, so a restarted watch neither repeats a finding nor resends a notice.
 //
-// Not built yet: acting on a restart decision (cancel, exclude the culprits, resubmit from
-// the checkpoint through the approval gate). The decision is reported and audited; the job
-// is left as it is.
-//   mt watch JOB|LOG [--interval S] [--hang-seconds S] [--degrade-pct P] [--timeout S] [--once] [--json]
+// A restart decision on a job mt submitted becomes a restart plan through the approval gate
+// (tools/gate/restart_request.h): run at once when mt.yaml's policy for the watch's role
+// (--role, default supervisor) allows it, else pending until a human approves it. Once it is
+// submitted the watch follows the new job; the chain keeps its earlier attempts, so the same
+// failure at the same step twice stops it.
+//   mt watch JOB|LOG [--interval S] [--hang-seconds S] [--degrade-pct P] [--max-restarts N]
+//                    [--role R] [--timeout S] [--once] [--json]
+#include <pwd.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -27,6 +32,8 @@
 #include "tools/cli/flags.h"
 #include "tools/logs/triage.h"
 #include "tools/logs/workspace.h"
+#include "tools/gate/restart_request.h"
+#include "tools/supervise/node_ledger.h"
 #include "tools/supervise/notifier.h"
 #include "tools/supervise/watch_rules.h"
 
@@ -36,8 +43,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kUsage =
-    "usage: mt watch JOB|LOG [--interval S] [--hang-seconds S] [--degrade-pct P] [--timeout S] [--once] [--json]\n"
-    "                [--workspace DIR] [--config FILE]\n";
+    "usage: mt watch JOB|LOG [--interval S] [--hang-seconds S] [--degrade-pct P] [--max-restarts N] [--role R]\n"
+    "                [--timeout S] [--once] [--json] [--workspace DIR] [--config FILE]\n";
 
 int Usage(const std::string& why) {
   std::cerr << "mt watch: " << why << "\n" << kUsage;
@@ -68,6 +75,7 @@ struct WatchSetup {
   WatchConfig rules;
   double interval = 30, timeout = 0;
   bool once = false, json = false;
+  std::string role = "supervisor";
 };
 
 WatchMemory LoadMemory(const fs::path& file) {
@@ -86,25 +94,109 @@ std::string BackendState(const WatchSetup& s) {
   return st.value("state", "");
 }
 
-// One look: findings to the outbox (and stdout), decisions to the audit log, the memory saved.
-bool Look(const WatchSetup& s, WatchMemory& memory, Outbox& outbox) {
-  int64_t now = launch::approval::UnixNow();
-  Json args = {{"job", s.target}, {"now", launch::approval::IsoUtc(now)}};
-  Json triage = TriageLogStructured(s.job, args);
-  WatchTick tick = Observe(memory, s.id, BackendState(s), triage, s.rules);
-  launch::approval::AuditLog audit(s.config.AuditLogPath());
-  for (const WatchFinding& f : tick.findings) {
-    Notice n{"", now, s.id, f.kind, f.text, f.detail};
-    if (base::Status st = outbox.Add(n); !st.ok()) std::cerr << "mt watch: notice not recorded: " << st.message() << "\n";
-    if (f.kind == "decision") {
-      Json ev = {{"event", "watch_decision"}, {"job", s.id}, {"detail", f.detail}};
-      if (base::Status st = audit.Append(ev); !st.ok()) std::cerr << "mt watch: decision not audited: " << st.message() << "\n";
-    }
-    if (s.json) std::cout << Json{{"time", launch::approval::IsoUtc(now)}, {"kind", f.kind}, {"text", f.text}, {"detail", f.detail}}.dump() << "\n";
-    else std::cout << launch::approval::IsoUtc(now) << "  " << s.id << "  " << f.kind << ": " << f.text << "\n";
+void Report(const WatchSetup& s, Outbox& outbox, int64_t now, const WatchFinding& f) {
+  Notice n{"", now, s.id, f.kind, f.text, f.detail};
+  if (base::Status st = outbox.Add(n); !st.ok()) std::cerr << "mt watch: notice not recorded: " << st.message() << "\n";
+  if (s.json) std::cout << Json{{"time", launch::approval::IsoUtc(now)}, {"kind", f.kind}, {"text", f.text}, {"detail", f.detail}}.dump() << "\n";
+  else std::cout << launch::approval::IsoUtc(now) << "  " << s.id << "  " << f.kind << ": " << f.text << "\n";
+}
+
+Actor Supervisor(const WatchSetup& s) {
+  const passwd* pw = getpwuid(getuid());
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  return Actor{"mt-watch:" + std::string(pw ? pw->pw_name : std::to_string(getuid())) + "@" + host, s.role};
+}
+
+// Points the watch at attempt `job` (a restart's job): its log may not exist yet (a Slurm
+// job still pending), and then triage waits for the next look.
+void Follow(WatchSetup& s, const std::string& job) {
+  s.target = job;
+  try {
+    s.job = Workspace(s.config.workspace).Resolve(job);
+  } catch (const std::exception&) {
+    s.job = JobFiles{};
   }
-  if (tick.decision && tick.decision->action == "restart")
-    std::cout << (s.json ? "" : "  (restart decided; restarting through the approval gate is not built yet: the job is left as it is)\n");
+}
+
+// A restart decision: the restart plan through the gate (once), with the repeat offenders of
+// the node ledger added to the decision's exclusions.
+void AskRestart(const WatchSetup& s, WatchMemory& memory, const Decision& d, Outbox& outbox, int64_t now) {
+  Json probe;
+  if (!launch::JobStatus(s.config.workspace, s.target, &probe).ok()) {
+    Report(s, outbox, now, {"restart", "restart decided, but " + s.target + " was not submitted by mt here: there is no plan to "
+                                       "resubmit; restart it by hand", {{"state", "unavailable"}}});
+    return;
+  }
+  RestartRequest r{s.target, memory.restarts + 1, d.exclude, d.resume_step, d.reason};
+  std::vector<std::string> offenders;
+  if (NodeLedger::ForWorkspace(s.config.workspace).Excluded(OffenderRule{}, now, &offenders).ok())
+    r.exclude.insert(r.exclude.end(), offenders.begin(), offenders.end());
+  const ApprovalEnv env = ApprovalEnvFrom(s.config);
+  launch::approval::PlanRecord rec;
+  RestartOutcome outcome;
+  std::string err = RequestRestart(env, r, Supervisor(s), &rec, &outcome);
+  if (!outcome.exclusion_note.empty()) std::cerr << "mt watch: restart of " << s.target << ": " << outcome.exclusion_note << "\n";
+  if (rec.id.empty()) {
+    Report(s, outbox, now, {"restart", "restart of " + s.target + " not requested: " + err, {{"state", "error"}, {"error", err}}});
+    return;
+  }
+  memory.restart_plan = rec.id;
+  if (!err.empty()) std::cerr << "mt watch: restart plan " << rec.id << ": " << err << "\n";
+  if (rec.state == "pending") {
+    memory.restart_state = "pending";
+    Report(s, outbox, now, {"restart", "restart plan " + rec.id + " waits for a human: mt approve " + rec.id + " (" + outcome.policy + ")",
+                            {{"state", "pending_approval"}, {"plan_id", rec.id}, {"policy", outcome.policy},
+                             {"exclusion_note", outcome.exclusion_note},
+                             {"how_to_approve", {"mt approve " + rec.id, "the /approvals page of mt serve --http"}}}});
+  }
+}
+
+// The restart plan's progress: submitted (the watch follows the new job), or refused.
+void FollowRestart(WatchSetup& s, WatchMemory& memory, Outbox& outbox, int64_t now) {
+  launch::approval::PlanRecord rec;
+  if (!ApprovalEnvFrom(s.config).Store().Get(memory.restart_plan, now, &rec).ok()) return;
+  if (rec.state == memory.restart_state || rec.state == "pending" || rec.state == "approved") return;
+  memory.restart_state = rec.state;
+  Json detail = {{"state", rec.state}, {"plan_id", rec.id}, {"approver", rec.approver}, {"via", rec.via}};
+  if (rec.state == "submitted") {
+    detail["job"] = rec.job_id;
+    detail["parent_job"] = s.target;
+    Report(s, outbox, now, {"restart", "restarted " + s.target + " as job " + rec.job_id + " (plan " + rec.id + ", approved by " +
+                                           rec.approver + " via " + rec.via + ")", detail});
+    memory.StartAttempt(rec.job_id);
+    Follow(s, rec.job_id);
+    return;
+  }
+  detail["error"] = rec.error;
+  Report(s, outbox, now, {"restart", "restart plan " + rec.id + " " + rec.state + (rec.error.empty() ? "" : ": " + rec.error) +
+                                         (rec.reason.empty() ? "" : " (" + rec.reason + ")"), detail});
+  memory.restart_plan.clear();   // resolved without a restart: the watch ends with the job
+}
+
+// One look: findings to the outbox (and stdout), decisions to the audit log, a restart
+// through the gate, the memory saved. True when the watch is over.
+bool Look(WatchSetup& s, WatchMemory& memory, Outbox& outbox) {
+  int64_t now = launch::approval::UnixNow();
+  bool finished = false;
+  if (!memory.restart_plan.empty()) FollowRestart(s, memory, outbox, now);
+  if (memory.restart_plan.empty() && !s.job.log.empty()) {
+    Json args = {{"job", s.target}, {"now", launch::approval::IsoUtc(now)}};
+    Json triage = TriageLogStructured(s.job, args);
+    WatchTick tick = Observe(memory, s.target, BackendState(s), triage, s.rules);
+    launch::approval::AuditLog audit(s.config.AuditLogPath());
+    for (const WatchFinding& f : tick.findings) {
+      Report(s, outbox, now, f);
+      if (f.kind == "decision") {
+        Json ev = {{"event", "watch_decision"}, {"job", s.target}, {"chain", s.id}, {"detail", f.detail}};
+        if (base::Status st = audit.Append(ev); !st.ok()) std::cerr << "mt watch: decision not audited: " << st.message() << "\n";
+      }
+    }
+    if (tick.decision && tick.decision->action == "restart") AskRestart(s, memory, *tick.decision, outbox, now);
+    finished = tick.finished && memory.restart_plan.empty();
+  } else if (s.job.log.empty()) {
+    Follow(s, s.target);   // the restart's log appears when its job starts
+  }
   std::cout.flush();
   // The memory first: delivery may take a while, and a watch killed during it must not find
   // again what is already in the outbox.
@@ -114,19 +206,25 @@ bool Look(const WatchSetup& s, WatchMemory& memory, Outbox& outbox) {
     int delivered = 0;
     if (base::Status st = outbox.Deliver(hook, &delivered); !st.ok()) std::cerr << "mt watch: " << st.message() << "\n";
   }
-  return tick.finished;
+  return finished;
 }
 
 }  // namespace
 
 int RunWatch(const std::vector<std::string>& args) {
-  Flags flags(args, {"workspace", "config", "interval", "hang-seconds", "degrade-pct", "timeout"}, {"once", "json"});
+  Flags flags(args, {"workspace", "config", "interval", "hang-seconds", "degrade-pct", "max-restarts", "role", "timeout"},
+              {"once", "json"});
   if (!flags.ok()) return Usage(flags.error());
   if (flags.positional().size() != 1) return Usage("exactly one JOB or LOG is required");
   WatchSetup s;
   if (!NumberFlag(flags, "interval", 1, 3600, &s.interval) || !NumberFlag(flags, "hang-seconds", 1, 604800, &s.rules.hang_seconds) ||
       !NumberFlag(flags, "degrade-pct", 1, 99, &s.rules.degrade_pct) || !NumberFlag(flags, "timeout", 1, 30 * 86400, &s.timeout))
     return kExitUsage;
+  double max_restarts = s.rules.policy.max_restarts;
+  if (!NumberFlag(flags, "max-restarts", 0, 100, &max_restarts)) return kExitUsage;
+  s.rules.policy.max_restarts = static_cast<int>(max_restarts);
+  s.role = flags.value("role").value_or("supervisor");
+  if (s.role.empty() || s.role == "approver") return Usage("--role must name a policy role other than approver");
   s.once = flags.has("once");
   s.json = flags.has("json");
   s.target = flags.positional()[0];
@@ -150,6 +248,7 @@ int RunWatch(const std::vector<std::string>& args) {
     return kExitFailed;
   }
   WatchMemory memory = LoadMemory(s.dir / "memory.json");
+  if (!memory.job.empty() && memory.job != s.target) Follow(s, memory.job);   // the chain's newest attempt
   Outbox outbox(s.dir);
   const auto start = std::chrono::steady_clock::now();
   for (;;) {

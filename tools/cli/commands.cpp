@@ -34,7 +34,7 @@ const std::vector<Command>& Commands() {
       {"compare", "mt compare A B [C...] [--workspace DIR] [--warmup-steps N] [--no-tsdb] [--json]", "why is B slower than A: config, steady TGS, TSDB contention, log events (compare_jobs)", RunCompare},
       {"demo", "mt demo init DIR | mt demo [--workspace DIR]",
        "the case-study workspace; the end-to-end demo over a real MCP session", RunDemo},
-      {"submit", "mt submit MODEL[[:alias]:tag] [--backend local|slurm|k8s] [--observe] [-N n] [sched args] [--dry-run] [--json] [--yes] [-- passthrough]", "plan a job, confirm it and submit it (launcher)", RunSubmit},
+      {"submit", "mt submit MODEL[[:alias]:tag] [--backend local|slurm|k8s] [--observe] [-N n] [sched args] [--dry-run] [--json] [--yes] [--supervise] [-- passthrough]", "plan a job, confirm it and submit it (launcher); --supervise then watches it (mt watch)", RunSubmit},
       {"status", "mt status JOB [--workspace DIR] [--json]", "the scheduler's state of a job mt submitted", RunStatus},
       {"cancel", "mt cancel JOB [--workspace DIR] [--json]", "cancel a job mt submitted", RunCancel},
       {"approve", "mt approve PLAN_ID [--yes] [--json] [--workspace DIR] [--config FILE]", "show a pending plan, confirm, approve and run it (approval gate)", RunApprove},
@@ -42,7 +42,7 @@ const std::vector<Command>& Commands() {
       {"approvals", "mt approvals [--all] [--json] [--workspace DIR] [--config FILE]", "list plans waiting for approval (--all: every plan)", RunApprovals},
       {"sweep", "mt sweep --spec FILE [--state NAME=DIR]... [--baseline FILE] [--write-baseline FILE] [--markdown FILE] [--junit FILE] [--threshold PCT]", "CI regression sweep: steady TGS per model and node count vs a baseline (markdown, JUnit)", RunSweep},
       {"nodes", "mt nodes [--k N] [--window-days D] [--json] | mt nodes implicate HOST --job JOB --class CLASS [--evidence TEXT] | mt nodes clean HOST --job JOB", "the node ledger: hosts implicated in failures across jobs, repeat offenders to exclude", RunNodes},
-      {"watch", "mt watch JOB|LOG [--interval S] [--hang-seconds S] [--degrade-pct P] [--timeout S] [--once] [--json]", "follow a running job: state, hang, degradation, end, and the restart / stop decision, notified to mt.yaml's webhooks", RunWatch},
+      {"watch", "mt watch JOB|LOG [--interval S] [--hang-seconds S] [--degrade-pct P] [--max-restarts N] [--role R] [--timeout S] [--once] [--json]", "follow a running job: state, hang, degradation, end, and the restart / stop decision, notified to mt.yaml's webhooks; a restart goes through the approval gate and the watch follows the new job", RunWatch},
       {"trace", "mt trace PATH... [--base PATH...] [--json]", "profiler traces: step decomposition (compute, exposed communication, idle), top kernels, collectives, the straggler rank, a diff against --base", RunTrace},
       {"reference", "mt reference", "the tool reference (markdown) generated from the tool schemas", RunReference},
   };

@@ -71,11 +71,25 @@ std::string Execute(const ApprovalEnv& env, const approval::PlanRecord& rec, std
     launch::Plan plan;
     if (const base::Status st = launch::PlanFromJson(rec.plan, &plan); !st.ok()) return "refusing to submit: " + st.message();
     if (plan.hash != rec.hash) return "refusing to submit: the stored plan's hash is not the approved hash";
+    std::string cancelled;
+    if (plan.restart) {
+      // A restart replaces its parent: a parent still holding its nodes (a hang) goes first.
+      std::error_code ec;
+      if (!std::filesystem::equivalent(plan.workspace, env.workspace, ec)) return "refusing to restart: the plan names another workspace";
+      Json st;
+      if (launch::JobStatus(env.workspace, plan.restart->parent_job, &st).ok() &&
+          (st.value("state", "") == "RUNNING" || st.value("state", "") == "PENDING")) {
+        std::string msg;
+        if (const base::Status c = launch::CancelJob(env.workspace, plan.restart->parent_job, &msg); !c.ok())
+          return "refusing to restart: job " + plan.restart->parent_job + " still runs and could not be cancelled: " + c.message();
+        cancelled = "cancelled job " + plan.restart->parent_job + "; ";
+      }
+    }
     launch::SubmitResult r;
     if (const base::Status st = launch::Submit(plan, {"mt", "approve", rec.id}, &r); !st.ok()) return st.message();
     if (plan.backend == "local") ReapWhenDone(r.job_dir);
     *job_id = r.job_id;
-    *result = "submitted job " + r.job_id + " (" + plan.backend + "); log " + r.log.string();
+    *result = cancelled + "submitted job " + r.job_id + " (" + plan.backend + "); log " + r.log.string();
     return "";
   }
   if (rec.kind == "cancel") {
@@ -147,6 +161,11 @@ std::string DefaultMessage(const approval::PlanRecord& rec, const std::string& s
   if (status == "pending_approval")
     return "Plan " + rec.id + " waits for a human: ask them to run `mt approve " + rec.id +
            "` on the host (or use the /approvals page); call again with plan_id to see its state.";
+  if (status == "submitted" && rec.kind == "submit" && rec.plan.contains("restart")) {
+    const std::string parent = rec.plan["restart"].value("parent_job", "");
+    return "Restart of job " + parent + ": " + (rec.result.rfind("cancelled job ", 0) == 0 ? "cancelled job " + parent + ", then " : "") +
+           "submitted job " + rec.job_id + ".";
+  }
   if (status == "submitted") return rec.kind == "submit" ? "Submitted as job " + rec.job_id + "." : "Cancelled job " + rec.job_id + ".";
   if (status == "denied") return "Denied by " + rec.approver + (rec.reason.empty() ? "." : ": " + rec.reason);
   if (status == "expired") return "The plan expired before anyone approved it; submit again for a new plan.";

@@ -193,7 +193,12 @@ Timeline ReadTimeline(const JobViews& v, const CandidateScan& cs, bool fatal_pre
   }
   std::optional<int64_t> total = JobSettingInt(ss, "steps");
   if (!total && ss.step_total > 0) total = ss.step_total;
-  t.finished_all = total && !ss.steps.empty() && ss.steps.back().step >= *total - 1;
+  // A run of N steps ends at step N-1 when it counts from 0 (MaxText's "completed step: k"),
+  // at N when its step lines say "k/N" counting from 1 (our torch lab, HF-style loggers): a
+  // "k/N" run is taken to count from 0 only when it showed a step 0. Claiming the end one step
+  // early would call a running job completed.
+  const bool counts_from_one = ss.step_total > 0 && total == ss.step_total && !ss.steps.empty() && ss.steps.front().step > 0;
+  t.finished_all = total && !ss.steps.empty() && ss.steps.back().step >= *total - (counts_from_one ? 0 : 1);
   t.life = ReadLifecycle(ps, t.finished_all);
   // When the job ended: the end evidence's own time, else the log's last activity (the end
   // line is among the last lines). Silence after the end is expected, not a hang.

@@ -46,7 +46,8 @@ AttemptDiagnosis DiagnosisOf(const std::string& job, const Json& t, const std::s
 }
 
 void MakeDecision(WatchMemory& m, WatchTick& tick, const AttemptDiagnosis& d, const WatchConfig& c, bool only_if_new = false) {
-  Decision dec = mt::tools::Decide(d, {}, m.restarts, c.policy);
+  Decision dec = mt::tools::Decide(d, m.earlier, m.restarts, c.policy);
+  m.last_diagnosis = d;
   if (only_if_new && m.decided && dec.action == m.decision_action) return;
   m.decided = true;
   m.decision_action = dec.action;
@@ -56,12 +57,46 @@ void MakeDecision(WatchMemory& m, WatchTick& tick, const AttemptDiagnosis& d, co
   tick.decision = dec;
 }
 
+Json DiagnosisJson(const AttemptDiagnosis& d) {
+  auto opt = [](const std::optional<int64_t>& v) { return v ? Json(*v) : Json(nullptr); };
+  return {{"job", d.job}, {"status", d.status}, {"class", d.cls}, {"last_step", opt(d.last_step)},
+          {"checkpoint_step", opt(d.checkpoint_step)}, {"culprits", d.culprits}};
+}
+
+AttemptDiagnosis DiagnosisFromJson(const Json& j) {
+  AttemptDiagnosis d;
+  d.job = Str(j, "job");
+  d.status = Str(j, "status");
+  d.cls = Str(j, "class");
+  d.last_step = IntAt(j, "last_step");
+  d.checkpoint_step = IntAt(j, "checkpoint_step");
+  if (j.contains("culprits") && j["culprits"].is_array())
+    for (const Json& h : j["culprits"])
+      if (h.is_string()) d.culprits.push_back(h.get<std::string>());
+  return d;
+}
+
 }  // namespace
+
+void WatchMemory::StartAttempt(const std::string& next) {
+  if (last_diagnosis) earlier.push_back(*last_diagnosis);
+  WatchMemory fresh;
+  fresh.restarts = restarts + 1;
+  fresh.job = next;
+  fresh.earlier = std::move(earlier);
+  *this = std::move(fresh);
+}
 
 Json WatchMemory::ToJson() const {
   Json j = {{"backend_state", backend_state}, {"phase", phase},         {"degraded", degraded}, {"decided", decided},
             {"decision_action", decision_action}, {"end_decided", phase_decided_end}, {"restarts", restarts}};
   j["hang_step"] = hang_step ? Json(*hang_step) : Json(nullptr);
+  j["job"] = job;
+  j["restart_plan"] = restart_plan;
+  j["restart_state"] = restart_state;
+  j["last_diagnosis"] = last_diagnosis ? DiagnosisJson(*last_diagnosis) : Json(nullptr);
+  j["earlier"] = Json::array();
+  for (const AttemptDiagnosis& d : earlier) j["earlier"].push_back(DiagnosisJson(d));
   return j;
 }
 
@@ -76,6 +111,13 @@ WatchMemory WatchMemory::FromJson(const Json& j) {
   m.decision_action = Str(j, "decision_action");
   m.phase_decided_end = j.value("end_decided", false);
   m.restarts = j.value("restarts", 0);
+  m.job = Str(j, "job");
+  m.restart_plan = Str(j, "restart_plan");
+  m.restart_state = Str(j, "restart_state");
+  if (j.contains("last_diagnosis") && j["last_diagnosis"].is_object()) m.last_diagnosis = DiagnosisFromJson(j["last_diagnosis"]);
+  if (j.contains("earlier") && j["earlier"].is_array())
+    for (const Json& d : j["earlier"])
+      if (d.is_object()) m.earlier.push_back(DiagnosisFromJson(d));
   return m;
 }
 

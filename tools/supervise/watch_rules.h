@@ -33,7 +33,15 @@ struct WatchMemory {
   bool degraded = false, decided = false;
   std::string decision_action;       // the last decision's action
   bool phase_decided_end = false;    // the end was judged (decided, or the hang's decision kept)
-  int restarts = 0;
+  int restarts = 0;                  // restarts made along the chain
+  std::string job;                   // the attempt being watched ("" = the one the watch was given)
+  std::string restart_plan;          // the restart plan asked for and not yet resolved
+  std::string restart_state;         // its state last reported
+  std::optional<AttemptDiagnosis> last_diagnosis;   // behind the last decision
+  std::vector<AttemptDiagnosis> earlier;            // the chain's earlier attempts, oldest first
+  // The restart ran as `job`: the attempt just left joins `earlier` and the per-attempt
+  // state starts over.
+  void StartAttempt(const std::string& job);
   Json ToJson() const;
   static WatchMemory FromJson(const Json& j);
 };

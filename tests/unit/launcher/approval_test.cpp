@@ -65,6 +65,26 @@ TEST(ApprovalStore, PendingThenApprovedOnceAndSurvivesARestart) {
     EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
 }
 
+TEST(ApprovalStore, CreateOnceRecordsOnePlanPerIdHoweverOftenItIsAsked) {
+  ScratchDir d;
+  ApprovalStore s(d.path() / "approvals");
+  PlanRecord a = Sample(), b = Sample(std::string(64, 'b'));
+  a.id = b.id = std::string(32, 'c');
+  bool created = false;
+  ASSERT_THAT(s.CreateOnce(&a, 1000, &created), IsOk());
+  EXPECT_TRUE(created);
+  EXPECT_EQ(a.state, "pending");
+  // Asked again (a supervisor restarted) with a rebuilt plan: the first record stands.
+  ASSERT_THAT(s.CreateOnce(&b, 1010, &created), IsOk());
+  EXPECT_FALSE(created);
+  EXPECT_EQ(b.hash, a.hash);
+  EXPECT_EQ(b.created, 1000);
+  EXPECT_EQ(s.List(1011).size(), 1u);
+  PlanRecord forged = Sample();
+  forged.id = "../../etc/passwd";
+  EXPECT_THAT(s.CreateOnce(&forged, 1012, &created), StatusIs(Errc::kInvalid, HasSubstr("not a plan id")));
+}
+
 TEST(ApprovalStore, ApprovalIsBoundToThePlanHash) {
   ScratchDir d;
   ApprovalStore s(d.path());

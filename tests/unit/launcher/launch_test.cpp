@@ -15,6 +15,7 @@
 #include "launcher/launch/model_config.h"
 #include "launcher/launch/plan.h"
 #include "launcher/launch/process.h"
+#include "launcher/launch/restart_plan.h"
 #include "launcher/launch/slurm_job_files.h"
 #include "launcher/sim/scenario.h"
 #include "tests/unit/status_matchers.h"
@@ -177,6 +178,69 @@ TEST(LaunchPlan, SlurmCommandLineKeepsSchedulerArgsVerbatim) {
   r.pack_tasks = true;
   ASSERT_THAT(BuildPlan(r, &p), IsOk());
   EXPECT_THAT(p.submit_argv, ::testing::IsSupersetOf({"--nodes=1", "--ntasks=4", "--overcommit"}));
+}
+
+TEST(RestartPlan, RecordsItsLineageInThePlanTheHashAndTheTasksEnvironment) {
+  ScratchDir d;
+  PlanRequest r = Request(d.path());
+  r.backend = "slurm";
+  r.nodes = 4;
+  r.scheduler_args = {"-p", "ci", "--exclude=old-1"};
+  r.passthrough = {"steps=30"};
+  Plan parent;
+  ASSERT_THAT(BuildPlan(r, &parent), IsOk());
+  EXPECT_FALSE(parent.ToJson().contains("restart"));   // plans without one keep their old hash
+  Plan restart;
+  ASSERT_THAT(BuildRestartPlan(parent, PlanRestart{"8311", 1, {"gpu-07"}, 200}, &restart), IsOk());
+  EXPECT_EQ(restart.model, parent.model);
+  EXPECT_EQ(restart.passthrough, parent.passthrough);
+  EXPECT_NE(restart.hash, parent.hash);
+  // One --exclude, the parent's own replaced by the union.
+  EXPECT_EQ(restart.scheduler_args, (std::vector<std::string>{"-p", "ci", "--exclude=gpu-07"}));
+  EXPECT_THAT(restart.submit_argv, ::testing::Contains("--exclude=gpu-07"));
+  EXPECT_EQ(restart.env.at("MT_RESTART_OF"), "8311");
+  EXPECT_EQ(restart.env.at("MT_RESTART_ATTEMPT"), "1");
+  EXPECT_EQ(restart.env.at("MT_RESUME_STEP"), "200");
+  EXPECT_THAT(DescribePlan(restart), HasSubstr("restart of:   job 8311 (attempt 1): cancels it first if it still runs; "
+                                               "resumes from the checkpoint of step 200; excludes gpu-07"));
+  // Through JSON and back, hash checked; a second restart keeps the first one's exclusion.
+  Plan back;
+  ASSERT_THAT(PlanFromJson(restart.ToJson(), &back), IsOk());
+  ASSERT_TRUE(back.restart.has_value());
+  EXPECT_EQ(back.restart->resume_step, 200);
+  Plan second;
+  ASSERT_THAT(BuildRestartPlan(back, PlanRestart{"8312", 2, {"gpu-09"}, std::nullopt}, &second), IsOk());
+  EXPECT_EQ(second.restart->exclude, (std::vector<std::string>{"gpu-07", "gpu-09"}));
+  EXPECT_EQ(second.env.count("MT_RESUME_STEP"), 0u);
+  EXPECT_THAT(DescribePlan(second), HasSubstr("resumes from the start"));
+  // Edited lineage fails the hash.
+  nlohmann::json j = restart.ToJson();
+  j["restart"]["exclude"] = nlohmann::json::array();
+  EXPECT_THAT(PlanFromJson(j, &back), StatusIs(Errc::kInvalid, HasSubstr("does not match its hash")));
+}
+
+TEST(RestartPlan, BadLineageIsRefusedAndOnlySlurmCanExclude) {
+  ScratchDir d;
+  PlanRequest r = Request(d.path());
+  Plan parent, out;
+  ASSERT_THAT(BuildPlan(r, &parent), IsOk());
+  EXPECT_THAT(BuildRestartPlan(parent, PlanRestart{"", 1, {}, std::nullopt}, &out), StatusIs(Errc::kInvalid, HasSubstr("parent job")));
+  EXPECT_THAT(BuildRestartPlan(parent, PlanRestart{"7", 0, {}, std::nullopt}, &out), StatusIs(Errc::kInvalid, HasSubstr("attempt")));
+  EXPECT_THAT(BuildRestartPlan(parent, PlanRestart{"7", 1, {}, -3}, &out), StatusIs(Errc::kInvalid, HasSubstr("resume step")));
+  EXPECT_THAT(BuildRestartPlan(parent, PlanRestart{"7", 1, {"gpu-07"}, 5}, &out),
+              StatusIs(Errc::kInvalid, HasSubstr("the local backend cannot keep a job off hosts")));
+  r.backend = "slurm";
+  ASSERT_THAT(BuildPlan(r, &parent), IsOk());
+  EXPECT_THAT(BuildRestartPlan(parent, PlanRestart{"7", 1, {"a,b"}, 5}, &out), StatusIs(Errc::kInvalid, HasSubstr("not a host name")));
+  EXPECT_THAT(BuildRestartPlan(parent, PlanRestart{"7", 1, {"--partition=x"}, 5}, &out), StatusIs(Errc::kInvalid, HasSubstr("not a host name")));
+  // The local backend cannot exclude: UsableExclusions drops them and says why.
+  r.backend = "local";
+  ASSERT_THAT(BuildPlan(r, &parent), IsOk());
+  std::vector<std::string> exclude = {"gpu-07"};
+  std::string note;
+  UsableExclusions(parent, &exclude, &note);
+  EXPECT_TRUE(exclude.empty());
+  EXPECT_THAT(note, HasSubstr("not excluded (gpu-07): the local backend cannot keep a job off hosts"));
 }
 
 TEST(LaunchPlan, JobNameLimitIs243Bytes) {

@@ -311,6 +311,33 @@ TEST(WatchRules, AHangIsReportedOnceWithARestartDecisionAndProgressClearsIt) {
   EXPECT_EQ(Observe(m, "7", "RUNNING", Triage("running", "running", 130, 40), c).findings.size(), 2u);
 }
 
+TEST(WatchRules, ARestartStartsANewAttemptThatRemembersTheChain) {
+  WatchMemory m;
+  WatchConfig c;
+  c.hang_seconds = 30;
+  Observe(m, "7", "RUNNING", Triage("running", "running", 120, 10), c);
+  WatchTick t = Observe(m, "7", "RUNNING", Triage("running", "running", 120, 31), c);
+  ASSERT_TRUE(t.decision && t.decision->action == "restart");
+  m.restart_plan = std::string(32, 'a');
+  m.StartAttempt("8");
+  m = WatchMemory::FromJson(m.ToJson());
+  EXPECT_EQ(m.job, "8");
+  EXPECT_EQ(m.restarts, 1);
+  EXPECT_TRUE(m.restart_plan.empty());
+  ASSERT_EQ(m.earlier.size(), 1u);
+  EXPECT_EQ(m.earlier[0].job, "7");
+  EXPECT_EQ(m.earlier[0].last_step, 120);
+  // The new attempt is watched from scratch …
+  t = Observe(m, "8", "RUNNING", Triage("running", "running", 120, 10), c);
+  ASSERT_EQ(t.findings.size(), 1u);
+  EXPECT_EQ(t.findings[0].kind, "state");
+  // … and hanging at the same step again is the program's: stop.
+  t = Observe(m, "8", "RUNNING", Triage("running", "running", 120, 31), c);
+  ASSERT_TRUE(t.decision.has_value());
+  EXPECT_EQ(t.decision->action, "stop");
+  EXPECT_THAT(t.decision->reason, ::testing::HasSubstr("job 7 failed the same way"));
+}
+
 TEST(WatchRules, AHangBeforeTheFirstStepIsReportedOnce) {
   WatchMemory m;
   WatchConfig c;

@@ -196,6 +196,24 @@ TEST_F(TriageRules, AProgressCounterAtItsTotalIsTheEndOfTraining) {
   EXPECT_EQ(e["class"], "hang");
 }
 
+TEST_F(TriageRules, AStepCounterThatCountsFromOneEndsAtItsTotalNotOneBefore) {
+  // "step k/N" from 1 (the torch lab, HF-style loggers): step N-1 of N is still running.
+  std::string running;
+  for (int i = 6; i <= 13; ++i)
+    running += "2026-03-01 10:00:" + std::to_string(10 + i) + ",000 INFO train: step " + std::to_string(i) + "/14 loss 1.0\n";
+  Json r = Triage(running, "2026-03-01T10:00:24Z");
+  EXPECT_EQ(r["status"], "running") << r.dump(1);
+  EXPECT_FALSE(r["lifecycle"]["training_finished"].get<bool>());
+  Json done = Triage(running + "2026-03-01 10:00:24,000 INFO train: step 14/14 loss 1.0\n", "2026-03-01T10:00:25Z");
+  EXPECT_TRUE(done["lifecycle"]["training_finished"].get<bool>()) << done.dump(1);
+  // The same lines counting from 0 end one step before their total.
+  std::string zero;
+  for (int i = 0; i <= 13; ++i)
+    zero += "2026-03-01 10:00:" + std::to_string(10 + i) + ",000 INFO train: step " + std::to_string(i) + "/14 loss 1.0\n";
+  Json z = Triage(zero, "2026-03-01T10:00:24Z");
+  EXPECT_TRUE(z["lifecycle"]["training_finished"].get<bool>()) << z.dump(1);
+}
+
 TEST_F(TriageRules, SilenceBeforeAnOutsideEndIsAHangButACollectiveTimeoutNamesIt) {
   const std::string steps = Steps(1, 20, Iso("2026-03-01T10:00:00Z"));
   Json cancelled = Triage(steps + "slurmstepd: error: *** JOB 77 ON node1 CANCELLED AT 2026-03-01T12:00:00 ***\n",

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# ctest mt-watch-restart: self-healing on the real single-node Slurm (tests/slurm) with real
+# PyTorch jobs (tests/lab/train.py, DDP over gloo, 2 ranks packed on the node, submitted by
+# `mt submit --backend slurm` with a model whose train_command is the lab script; rank 0
+# checkpoints every 5 steps):
+#   1. rank 1 hangs before step 6 (a transient fault: --fault-once). `mt watch` under a policy
+#      that lets its role restart: the hang is found within 2x --hang-seconds, the restart plan
+#      is approved by the policy, the hung job is cancelled, the restart (parent, attempt,
+#      resume step 5 in its plan) resumes from the checkpoint and completes; the ledger's
+#      offenders are not excluded where that would strand the job (below), each with its reason.
+#   2. the same under a policy that does not allow it: the restart waits as pending (notified),
+#      the watch is killed while it waits, `mt approve` runs the plan, a new watch follows the
+#      restart to its end, and asking again (the plan id) submits nothing twice.
+#   watch_restart_test.sh MT SLURM_UP SLURM_DOWN
+set -uo pipefail
+MT=$(realpath "${1:?mt}"); UP=$(realpath "${2:?slurm-up.sh}"); DOWN=$(realpath "${3:?slurm-down.sh}")
+HERE=$(cd "$(dirname "$0")" && pwd)
+LIB=$(cd "$HERE/../lib" && pwd)
+PY=/usr/bin/python3
+command -v slurmctld >/dev/null && command -v sbatch >/dev/null || { echo "SKIP: slurm not installed (scripts/packages.txt)"; exit 77; }
+"$PY" -c 'import torch.distributed' 2>/dev/null || { echo "FAIL: $PY cannot import torch.distributed (python3-torch)"; exit 1; }
+T=$(mktemp -d /tmp/mt-watch-restart.XXXXXX)
+chmod 755 "$T"
+WATCH_PID=
+cleanup() {
+  local rc=$?
+  [ -n "$WATCH_PID" ] && kill "$WATCH_PID" 2>/dev/null
+  scancel --user=root >/dev/null 2>&1
+  bash "$DOWN" "$T/slurm" >/dev/null 2>&1
+  [ $rc = 0 ] && rm -rf "$T" || echo "kept $T"
+  exit $rc
+}
+trap cleanup EXIT
+fail=0
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
+read -r CTL D LAB1 LAB2 < <("$PY" "$LIB/free_ports.py" 4)
+eval "$(SLURM_TEST_AUTH=none SLURM_CTL_PORT=$CTL SLURM_D_PORT=$D SLURM_SCHED=sched/builtin SLURM_OVERSUBSCRIBE=FORCE:8 bash "$UP" "$T/slurm")" || { echo "FAIL slurm did not come up"; exit 1; }
+export SLURM_CONF MT_SLURM_PACK_TASKS=1
+cd "$T"
+mkdir -p ws models
+# The lab script as a model: each Slurm task is one rank.
+make_model() {  # make_model NAME PORT
+  cat > "models/$1.yml" <<YML
+description: DDP over gloo on CPU (tests/lab/train.py)
+steps: 14
+train_command: ["/usr/bin/env", "RANK={NODE_RANK}", "WORLD_SIZE={NNODES}", "MASTER_ADDR=127.0.0.1", "MASTER_PORT=$2", "$PY", "$HERE/train.py", "{PASSTHROUGH}"]
+YML
+}
+make_model lab-a "$LAB1"
+make_model lab-b "$LAB2"
+# Hosts the ledger implicated twice (the repeat-offender rule), which a restart would keep off:
+# ghost-99 is unknown to the scheduler (excluding it leaves a Slurm job pending forever:
+# "Requested node configuration is not available"), and localhost is this cluster's only node
+# (excluding it leaves no node), so both are dropped, each with its reason. That --exclude
+# reaches sbatch when it can is a unit test (RestartPlan*): one real node cannot show it.
+"$PY" - <<'PY'
+import json, time
+now = int(time.time())
+with open("nodes.tmp", "w") as f:
+    for i in range(4):
+        f.write(json.dumps({"time": now - 60 * (i + 1), "host": ["localhost", "ghost-99"][i % 2], "job": "old%d" % i, "event": "implicated",
+                            "class": "gpu_hw_error", "evidence": "XID 79", "source": "triage"}) + "\n")
+PY
+mkdir -p ws/.mt && mv nodes.tmp ws/.mt/nodes.jsonl
+write_config() {  # write_config FILE allow(1|0)
+  { echo "workspace: $T/ws"
+    echo "policy:"
+    if [ "$2" = 1 ]; then
+      echo "  supervisor:"
+      echo "    backends: [slurm]"
+      echo "    max_nodes: 2"
+      echo "    partitions: [debug]"
+      echo "    scheduler_args: [-p, --partition, --time, -t, --exclude]"
+    fi
+    echo "  ci:"
+    echo "    partitions: [debug]"
+  } > "$1"
+}
+write_config allow.yaml 1
+write_config forbid.yaml 0
+submit() {  # submit CONFIG MODEL MARKER-NAME -> job id on stdout
+  "$MT" submit "$2" --backend slurm -N 2 -p debug --time=10 --config "$1" --models models --yes --json -- \
+    --steps 14 --timeout 60 --fault hang --fault-rank 1 --fault-step 6 --fault-once "$T/$3.fired" \
+    --checkpoint-dir "$T/ckpt-$3" --checkpoint-every 5 | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["job_id"])'
+}
+events() { "$PY" -c 'import json,sys; [print(json.loads(l)["kind"], json.dumps(json.loads(l)["detail"])) for l in open(sys.argv[1])]' "$1"; }
+
+# ---- 1. restart allowed by the policy ----------------------------------------------------------
+J1=$(submit allow.yaml lab-a a) || { echo "FAIL submit"; exit 1; }
+echo "submitted $J1"
+timeout 300 "$MT" watch "$J1" --config allow.yaml --interval 1 --hang-seconds 8 --timeout 280 --json > w1.jsonl 2> w1.err
+"$PY" - w1.jsonl ws/.mt/approvals <<'CHECK' || fail=1
+import json, os, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+def ok(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    return cond
+hang = [e for e in ev if e["kind"] == "hang"]
+dec = [e for e in ev if e["kind"] == "decision"]
+rst = [e for e in ev if e["kind"] == "restart"]
+end = [e for e in ev if e["kind"] == "ended"]
+good = ok(len(hang) == 1 and hang[0]["detail"]["silent_seconds"] <= 16, "hang found within 2 x 8 s (%s)" % [h["detail"] for h in hang])
+good &= ok(len(dec) == 1 and dec[0]["detail"]["action"] == "restart" and dec[0]["detail"].get("resume_step") == 5,
+           "decision: restart from the checkpoint of step 5 (%s)" % [d["text"] for d in dec])
+good &= ok(len(rst) == 1 and rst[0]["detail"]["state"] == "submitted" and rst[0]["detail"]["via"] == "policy",
+           "restart approved by the policy and submitted (%s)" % [r["text"] for r in rst])
+good &= ok(len(end) == 1 and end[0]["detail"]["status"] == "completed" and end[0]["detail"]["last_step"] == 14,
+           "the restart completed all 14 steps (%s)" % [e["text"] for e in end])
+plans = [json.load(open(os.path.join(sys.argv[2], f))) for f in os.listdir(sys.argv[2]) if f.endswith(".json")]
+restarts = [p for p in plans if "restart" in p["plan"]]
+good &= ok(len(restarts) == 1, "one restart plan recorded (%d)" % len(restarts))
+if restarts:
+    r = restarts[0]["plan"]
+    good &= ok(r["restart"]["parent_job"] == dec[0]["detail"].get("job", r["restart"]["parent_job"]) and r["restart"]["attempt"] == 1
+               and r["restart"]["resume_step"] == 5 and r["restart"]["exclude"] == [],
+               "the plan records parent, attempt 1, resume step 5, no exclusion (%s)" % r["restart"])
+    good &= ok(not any(a.startswith("--exclude") for a in r["submit_argv"]), "sbatch gets no --exclude (%s)" % r["submit_argv"])
+sys.exit(0 if good else 1)
+CHECK
+J1R=$("$PY" -c 'import json,sys; print([json.loads(l)["detail"]["job"] for l in open("w1.jsonl") if json.loads(l)["kind"]=="restart"][0])' 2>/dev/null)
+check "ghost-99 (unknown to Slurm) not excluded, with the reason" 'grep -q "not excluded, unknown to the scheduler: ghost-99" w1.err'
+check "localhost (the only node) not excluded, with the reason" 'grep -q "keeping localhost off would leave 0 of 1 nodes" w1.err'
+check "the hung job was cancelled" '[ "$("$MT" status "$J1" --config allow.yaml --json | "$PY" -c "import json,sys; print(json.load(sys.stdin)[\"state\"])")" = CANCELLED ]'
+check "the restart resumed from step 5 (its log)" 'grep -q "Restored checkpoint from step 5" ws/*'"$J1R"'*.log'
+check "the restart's triage: restored from step 5" '[ "$("$MT" triage "$J1R" --config allow.yaml --json | "$PY" -c "import json,sys; print(json.load(sys.stdin)[\"restored_from_step\"])")" = 5 ]'
+
+# ---- 2. restart pending until mt approve; the watch killed meanwhile ---------------------------
+J2=$(submit forbid.yaml lab-b b) || { echo "FAIL submit 2"; exit 1; }
+echo "submitted $J2"
+"$MT" watch "$J2" --config forbid.yaml --interval 1 --hang-seconds 8 --json > w2.jsonl 2> w2.err &
+WATCH_PID=$!
+for i in $(seq 240); do grep -q '"pending_approval"' w2.jsonl 2>/dev/null && break; sleep 1; done
+kill "$WATCH_PID"; wait "$WATCH_PID" 2>/dev/null; WATCH_PID=
+PLAN=$("$PY" -c 'import json; print([json.loads(l)["detail"]["plan_id"] for l in open("w2.jsonl") if json.loads(l)["kind"]=="restart"][0])' 2>/dev/null)
+check "restart pending, notified with its plan id ($PLAN)" '[ -n "$PLAN" ]'
+check "nothing submitted while it waits" '[ "$(squeue -h -o %i | wc -l)" -le 1 ]'
+# A second watch asks again: same plan id, still pending, nothing new.
+timeout 60 "$MT" watch "$J2" --config forbid.yaml --interval 1 --hang-seconds 8 --once --json > w2b.jsonl 2> w2b.err
+check "asking again records no second plan" '[ "$(ls ws/.mt/approvals/*.json | wc -l)" = 2 ]'
+"$MT" approve "$PLAN" --config forbid.yaml --yes > approve.out 2> approve.err
+check "mt approve ran the restart: $(cat approve.out)" 'grep -q "Restart of job $J2: .*submitted job" approve.out'
+check "the parent no longer runs" '"$MT" status "$J2" --config forbid.yaml --json | "$PY" -c "import json,sys; sys.exit(json.load(sys.stdin)[\"state\"] in (\"RUNNING\", \"PENDING\"))"'
+timeout 300 "$MT" watch "$J2" --config forbid.yaml --interval 1 --hang-seconds 8 --timeout 280 --json > w3.jsonl 2> w3.err
+check "the new watch follows the approved restart to completion" 'grep -q "\"state\":\"submitted\"" w3.jsonl && grep -q "\"status\":\"completed\"" w3.jsonl'
+check "one restart job for plan $PLAN (no double submission)" '[ "$(grep -c "\"event\":\"submitted\".*\"plan_id\":\"$PLAN\"\|\"plan_id\":\"$PLAN\".*\"event\":\"submitted\"" ws/.mt/audit.jsonl)" = 1 ]'
+check "no finding repeated across the watches" '[ "$(cat w2.jsonl w2b.jsonl w3.jsonl | grep -c "\"kind\":\"decision\"")" = 1 ]'
+[ $fail = 0 ] || { for f in w*.jsonl w*.err approve.*; do echo "== $f"; cat "$f"; done; ls ws; }
+exit $fail
