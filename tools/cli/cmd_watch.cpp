@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "base/atomic_file.h"
+#include "base/hostlist.h"
 #include "base/sha256.h"
 #include "launcher/approval/audit.h"
 #include "launcher/launch/submit.h"
@@ -174,6 +175,27 @@ void FollowRestart(WatchSetup& s, WatchMemory& memory, Outbox& outbox, int64_t n
   memory.restart_plan.clear();   // resolved without a restart: the watch ends with the job
 }
 
+// The node ledger learns from the watch: each host a decision blames is implicated (a host
+// implicated k times is kept off later restarts and submits), and a job that completed clears
+// its hosts.
+void RecordInLedger(const WatchSetup& s, const WatchFinding& f, const Json& triage, int64_t now) {
+  std::vector<LedgerEntry> entries;
+  if (f.kind == "decision" && f.detail.contains("culprits")) {
+    for (const Json& h : f.detail["culprits"])
+      entries.push_back({now, h.get<std::string>(), s.target, "implicated", f.detail.value("class", ""),
+                         f.detail.value("action", "") + ": " + f.detail.value("reason", ""), "mt watch"});
+  } else if (f.kind == "ended" && f.detail.value("status", "") == "completed") {
+    const Json& job = triage.contains("job") ? triage["job"] : Json::object();
+    const std::string nodelist = job.contains("nodelist") && job["nodelist"].is_string() ? job["nodelist"].get<std::string>() : "";
+    std::vector<std::string> hosts;
+    if (!nodelist.empty() && base::ExpandHostList(nodelist, &hosts))
+      for (const std::string& h : hosts) entries.push_back({now, h, s.target, "clean", "", "", "mt watch"});
+  }
+  if (entries.empty()) return;
+  if (base::Status st = NodeLedger::ForWorkspace(s.config.workspace).Append(entries); !st.ok())
+    std::cerr << "mt watch: node ledger not updated: " << st.message() << "\n";
+}
+
 // One look: findings to the outbox (and stdout), decisions to the audit log, a restart
 // through the gate, the memory saved. True when the watch is over.
 bool Look(WatchSetup& s, WatchMemory& memory, Outbox& outbox) {
@@ -187,6 +209,7 @@ bool Look(WatchSetup& s, WatchMemory& memory, Outbox& outbox) {
     launch::approval::AuditLog audit(s.config.AuditLogPath());
     for (const WatchFinding& f : tick.findings) {
       Report(s, outbox, now, f);
+      RecordInLedger(s, f, triage, now);
       if (f.kind == "decision") {
         Json ev = {{"event", "watch_decision"}, {"job", s.target}, {"chain", s.id}, {"detail", f.detail}};
         if (base::Status st = audit.Append(ev); !st.ok()) std::cerr << "mt watch: decision not audited: " << st.message() << "\n";

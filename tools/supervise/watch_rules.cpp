@@ -1,5 +1,8 @@
 #include "tools/supervise/watch_rules.h"
 
+#include <re2/re2.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -35,6 +38,29 @@ std::string Seconds(double s) {
   return b;
 }
 
+// The hosts a host-local failure (a GPU error, a lost node) names in its evidence: Slurm's
+// "Node failure on HOST", a kernel log line's host ("Feb 24 19:06:00 HOST kernel: NVRM: Xid"),
+// or the host NCCL/RCCL put in front of the failing process's line ("HOST:pid:tid [0] …").
+// For these classes the reporting process sits on the failing host. Collective failures and
+// hangs name no culprit here: the rank that reports a timeout is one that waited, not the one
+// that failed (TSDB attribution decides those).
+std::vector<std::string> CulpritsOf(const Json& t, const std::string& cls) {
+  static const RE2 node_failure(R"(Node failure on ([A-Za-z0-9][A-Za-z0-9._-]*))");
+  static const RE2 kernel_log(R"(^[A-Z][a-z]{2} +\d+ [\d:]+ ([A-Za-z0-9][A-Za-z0-9._-]*) kernel:)");
+  static const RE2 nccl_prefix(R"(^(?:\d+: )?([A-Za-z][A-Za-z0-9._-]*):\d+:\d+ \[\d+\])");
+  std::vector<std::string> hosts;
+  if (cls != "gpu_hw_error" && cls != "node_fail") return hosts;
+  if (!t.contains("evidence") || !t["evidence"].is_array()) return hosts;
+  for (const Json& e : t["evidence"]) {
+    const std::string text = Str(e, "text");
+    std::string host;
+    if (RE2::PartialMatch(text, node_failure, &host) || RE2::PartialMatch(text, kernel_log, &host) ||
+        RE2::PartialMatch(text, nccl_prefix, &host))
+      if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
+  }
+  return hosts;
+}
+
 AttemptDiagnosis DiagnosisOf(const std::string& job, const Json& t, const std::string& status, const std::string& cls) {
   AttemptDiagnosis d;
   d.job = job;
@@ -42,6 +68,7 @@ AttemptDiagnosis DiagnosisOf(const std::string& job, const Json& t, const std::s
   d.cls = cls;
   d.last_step = IntAt(t, "last_step");
   if (t.contains("progress")) d.checkpoint_step = IntAt(t["progress"], "last_checkpoint_step");
+  d.culprits = CulpritsOf(t, cls);
   return d;
 }
 
@@ -51,7 +78,8 @@ void MakeDecision(WatchMemory& m, WatchTick& tick, const AttemptDiagnosis& d, co
   if (only_if_new && m.decided && dec.action == m.decision_action) return;
   m.decided = true;
   m.decision_action = dec.action;
-  Json detail = {{"action", dec.action}, {"reason", dec.reason}, {"exclude", dec.exclude}};
+  Json detail = {{"action", dec.action}, {"reason", dec.reason}, {"exclude", dec.exclude}, {"culprits", d.culprits},
+                 {"class", d.cls}, {"job", d.job}};
   if (dec.resume_step) detail["resume_step"] = *dec.resume_step;
   tick.findings.push_back({"decision", dec.action + ": " + dec.reason, detail});
   tick.decision = dec;

@@ -338,6 +338,27 @@ TEST(WatchRules, ARestartStartsANewAttemptThatRemembersTheChain) {
   EXPECT_THAT(t.decision->reason, ::testing::HasSubstr("job 7 failed the same way"));
 }
 
+TEST(WatchRules, AHostLocalFailureBlamesTheHostItsEvidenceNamesAndACollectiveOneBlamesNone) {
+  WatchConfig c;
+  auto ended = [&](const std::string& cls, const std::vector<std::string>& lines) {
+    WatchMemory m;
+    mt::Json t = Triage("failed", cls, 300, 5);
+    t["evidence"] = mt::Json::array();
+    for (const auto& l : lines) t["evidence"].push_back({{"text", l}});
+    return Observe(m, "9", "FAILED", t, c);
+  };
+  WatchTick t = ended("gpu_hw_error", {"7: chi2853:4242:4250 [3] NCCL WARN Cuda failure 'uncorrectable ECC error encountered'",
+                                       "Feb 24 19:06:00 chi2875 kernel: NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus."});
+  ASSERT_TRUE(t.decision.has_value());
+  EXPECT_EQ(t.decision->action, "restart");
+  EXPECT_EQ(t.decision->exclude, (std::vector<std::string>{"chi2853", "chi2875"}));
+  t = ended("node_fail", {"srun: error: Node failure on chi2801"});
+  EXPECT_EQ(t.decision->exclude, (std::vector<std::string>{"chi2801"}));
+  // A collective timeout is reported by the ranks that waited: nobody is blamed.
+  t = ended("nccl_error", {"chi2853:4242:4250 [0] NCCL WARN Timeout waiting for connect from peer"});
+  EXPECT_TRUE(t.decision->exclude.empty());
+}
+
 TEST(WatchRules, AHangBeforeTheFirstStepIsReportedOnce) {
   WatchMemory m;
   WatchConfig c;
