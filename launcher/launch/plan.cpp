@@ -4,6 +4,7 @@
 #include "launcher/launch/backend.h"
 #include "launcher/launch/env_policy.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <random>
@@ -195,11 +196,29 @@ Status ApplyRestart(const PlanRestart& r, Plan* p) {
   p->env["MT_RESTART_ATTEMPT"] = std::to_string(r.attempt);
   if (r.resume_step) p->env["MT_RESUME_STEP"] = std::to_string(*r.resume_step);
   if (!r.exclude.empty()) {
-    std::vector<std::string> args;
-    for (const auto& a : p->scheduler_args)
-      if (a.rfind("--exclude=", 0) != 0 && a.rfind("-x", 0) != 0) args.push_back(a);
+    // The user's own exclusion (--exclude=V, --exclude V, -xV, -x V) is kept, joined with ours.
+    std::vector<std::string> args, lists;
+    auto add = [&lists](const std::string& value) {   // "a,b[1-3],c": split at commas outside brackets
+      int depth = 0;
+      std::string item;
+      for (char c : value + ",") {
+        depth += c == '[' ? 1 : c == ']' ? -1 : 0;
+        if (c != ',' || depth > 0) { item += c; continue; }
+        if (!item.empty() && std::find(lists.begin(), lists.end(), item) == lists.end()) lists.push_back(item);
+        item.clear();
+      }
+    };
+    const auto& in = p->scheduler_args;
+    for (size_t i = 0; i < in.size(); ++i) {
+      const std::string& a = in[i];
+      if (a.rfind("--exclude=", 0) == 0) add(a.substr(10));
+      else if ((a == "--exclude" || a == "-x") && i + 1 < in.size()) add(in[++i]);
+      else if (a.rfind("-x", 0) == 0 && a.size() > 2) add(a.substr(2));
+      else args.push_back(a);
+    }
+    for (const auto& h : r.exclude) add(h);
     std::string list;
-    for (const auto& h : r.exclude) list += (list.empty() ? "" : ",") + h;
+    for (const auto& h : lists) list += (list.empty() ? "" : ",") + h;
     args.push_back("--exclude=" + list);
     p->scheduler_args = std::move(args);
   }

@@ -25,6 +25,8 @@ Status LoadJobPlan(const fs::path& workspace, const std::string& job, Plan* out)
 
 void UsableExclusions(const Plan& parent, std::vector<std::string>* exclude, std::string* note) {
   note->clear();
+  std::sort(exclude->begin(), exclude->end());
+  exclude->erase(std::unique(exclude->begin(), exclude->end()), exclude->end());
   if (exclude->empty()) return;
   auto list = [](const std::vector<std::string>& v) {
     std::string s;
@@ -44,7 +46,7 @@ void UsableExclusions(const Plan& parent, std::vector<std::string>* exclude, std
     (std::find(known.begin(), known.end(), h) != known.end() ? usable : unknown).push_back(h);
   if (!unknown.empty()) *note = "not excluded, unknown to the scheduler: " + list(unknown);
   const size_t needed = parent.pack_tasks ? 1 : static_cast<size_t>(parent.nodes);
-  if (!usable.empty() && known.size() - usable.size() < needed) {
+  if (!usable.empty() && known.size() < usable.size() + needed) {
     *note += std::string(note->empty() ? "" : "; ") + "not excluded: keeping " + list(usable) + " off would leave " +
              std::to_string(known.size() - usable.size()) + " of " + std::to_string(known.size()) + " nodes for a job that needs " +
              std::to_string(needed);

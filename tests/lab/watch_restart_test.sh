@@ -11,11 +11,16 @@
 #   2. the same under a policy that does not allow it: the restart waits as pending (notified),
 #      the watch is killed while it waits, `mt approve` runs the plan, a new watch follows the
 #      restart to its end, and asking again (the plan id) submits nothing twice.
-#   watch_restart_test.sh MT SLURM_UP SLURM_DOWN
+#   3. the same policy, the watch as an MCP task (watch_job over Streamable HTTP from the
+#      official TypeScript SDK with the Tasks extension, an agent's token): the findings
+#      arrive as the task's status, the restart runs and the task's result has the whole chain.
+#   watch_restart_test.sh MT SLURM_UP SLURM_DOWN [NODE_DIR]
 set -uo pipefail
 MT=$(realpath "${1:?mt}"); UP=$(realpath "${2:?slurm-up.sh}"); DOWN=$(realpath "${3:?slurm-down.sh}")
+NODE_DIR=${4:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
 LIB=$(cd "$HERE/../lib" && pwd)
+source "$LIB/server.sh"
 PY=/usr/bin/python3
 command -v slurmctld >/dev/null && command -v sbatch >/dev/null || { echo "SKIP: slurm not installed (scripts/packages.txt)"; exit 77; }
 "$PY" -c 'import torch.distributed' 2>/dev/null || { echo "FAIL: $PY cannot import torch.distributed (python3-torch)"; exit 1; }
@@ -25,7 +30,9 @@ WATCH_PID=
 cleanup() {
   local rc=$?
   [ -n "$WATCH_PID" ] && kill "$WATCH_PID" 2>/dev/null
-  scancel --user=root >/dev/null 2>&1
+  stop_server
+  # Only this test's own cluster: never the machine's default one.
+  [[ "${SLURM_CONF:-}" == "$T"/* ]] && squeue -h -o %i 2>/dev/null | xargs -r scancel >/dev/null 2>&1
   bash "$DOWN" "$T/slurm" >/dev/null 2>&1
   [ $rc = 0 ] && rm -rf "$T" || echo "kept $T"
   exit $rc
@@ -33,7 +40,7 @@ cleanup() {
 trap cleanup EXIT
 fail=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
-read -r CTL D LAB1 LAB2 < <("$PY" "$LIB/free_ports.py" 4)
+read -r CTL D LAB1 LAB2 LAB3 < <("$PY" "$LIB/free_ports.py" 5)
 eval "$(SLURM_TEST_AUTH=none SLURM_CTL_PORT=$CTL SLURM_D_PORT=$D SLURM_SCHED=sched/builtin SLURM_OVERSUBSCRIBE=FORCE:8 bash "$UP" "$T/slurm")" || { echo "FAIL slurm did not come up"; exit 1; }
 export SLURM_CONF MT_SLURM_PACK_TASKS=1
 cd "$T"
@@ -48,6 +55,7 @@ YML
 }
 make_model lab-a "$LAB1"
 make_model lab-b "$LAB2"
+make_model lab-c "$LAB3"
 # Hosts the ledger implicated twice (the repeat-offender rule), which a restart would keep off:
 # ghost-99 is unknown to the scheduler (excluding it leaves a Slurm job pending forever:
 # "Requested node configuration is not available"), and localhost is this cluster's only node
@@ -71,6 +79,7 @@ write_config() {  # write_config FILE allow(1|0)
       echo "    max_nodes: 2"
       echo "    partitions: [debug]"
       echo "    scheduler_args: [-p, --partition, --time, -t, --exclude]"
+      echo "    cancel: true"
     fi
     echo "  ci:"
     echo "    partitions: [debug]"
@@ -129,20 +138,70 @@ J2=$(submit forbid.yaml lab-b b) || { echo "FAIL submit 2"; exit 1; }
 echo "submitted $J2"
 "$MT" watch "$J2" --config forbid.yaml --interval 1 --hang-seconds 8 --json > w2.jsonl 2> w2.err &
 WATCH_PID=$!
-for i in $(seq 240); do grep -q '"pending_approval"' w2.jsonl 2>/dev/null && break; sleep 1; done
+# Killed once the pending restart is notified and in its memory (a kill between the two would
+# repeat the finding on the next start, which is the outbox's at-least-once, not a bug here).
+for i in $(seq 240); do
+  grep -q '"pending_approval"' w2.jsonl 2>/dev/null && grep -q '"restart_plan":"[0-9a-f]' ws/.mt/watch/"$J2"/memory.json 2>/dev/null && break
+  sleep 1
+done
 kill "$WATCH_PID"; wait "$WATCH_PID" 2>/dev/null; WATCH_PID=
 PLAN=$("$PY" -c 'import json; print([json.loads(l)["detail"]["plan_id"] for l in open("w2.jsonl") if json.loads(l)["kind"]=="restart"][0])' 2>/dev/null)
 check "restart pending, notified with its plan id ($PLAN)" '[ -n "$PLAN" ]'
 check "nothing submitted while it waits" '[ "$(squeue -h -o %i | wc -l)" -le 1 ]'
-# A second watch asks again: same plan id, still pending, nothing new.
+# A watch that lost its memory (killed before saving it) looks again: it finds the pending plan
+# in the store by its derived id and records no second one.
+mv ws/.mt/watch/"$J2"/memory.json memory.bak
 timeout 60 "$MT" watch "$J2" --config forbid.yaml --interval 1 --hang-seconds 8 --once --json > w2b.jsonl 2> w2b.err
-check "asking again records no second plan" '[ "$(ls ws/.mt/approvals/*.json | wc -l)" = 2 ]'
+check "a watch without its memory records no second plan" '[ "$(ls ws/.mt/approvals/*.json | wc -l)" = 2 ]'
+mv memory.bak ws/.mt/watch/"$J2"/memory.json
+# Two watches of one job at once: the second is refused.
+"$MT" watch "$J2" --config forbid.yaml --interval 1 --json > w2c.jsonl 2> w2c.err &
+WATCH_PID=$!
+sleep 2
+check "a second watch of the same job is refused" '! "$MT" watch "$J2" --config forbid.yaml --once > /dev/null 2> w2d.err && grep -q "already being watched" w2d.err'
+kill "$WATCH_PID"; wait "$WATCH_PID" 2>/dev/null; WATCH_PID=
 "$MT" approve "$PLAN" --config forbid.yaml --yes > approve.out 2> approve.err
 check "mt approve ran the restart: $(cat approve.out)" 'grep -q "Restart of job $J2: .*submitted job" approve.out'
 check "the parent no longer runs" '"$MT" status "$J2" --config forbid.yaml --json | "$PY" -c "import json,sys; sys.exit(json.load(sys.stdin)[\"state\"] in (\"RUNNING\", \"PENDING\"))"'
 timeout 300 "$MT" watch "$J2" --config forbid.yaml --interval 1 --hang-seconds 8 --timeout 280 --json > w3.jsonl 2> w3.err
 check "the new watch follows the approved restart to completion" 'grep -q "\"state\":\"submitted\"" w3.jsonl && grep -q "\"status\":\"completed\"" w3.jsonl'
 check "one restart job for plan $PLAN (no double submission)" '[ "$(grep -c "\"event\":\"submitted\".*\"plan_id\":\"$PLAN\"\|\"plan_id\":\"$PLAN\".*\"event\":\"submitted\"" ws/.mt/audit.jsonl)" = 1 ]'
-check "no finding repeated across the watches" '[ "$(cat w2.jsonl w2b.jsonl w3.jsonl | grep -c "\"kind\":\"decision\"")" = 1 ]'
-[ $fail = 0 ] || { for f in w*.jsonl w*.err approve.*; do echo "== $f"; cat "$f"; done; ls ws; }
+check "no finding repeated across the watches that kept their memory" '[ "$(cat w2.jsonl w2c.jsonl w3.jsonl | grep -c "\"kind\":\"decision\"")" = 1 ]'
+# ---- 3. watch_job as an MCP task ------------------------------------------------------------------
+if [ -n "$NODE_DIR" ] && [ -d "$NODE_DIR/node_modules/@modelcontextprotocol/ext-tasks" ]; then
+  AGENT_SECRET=agent-$RANDOM-$RANDOM
+  { cat allow.yaml
+    echo "tokens:"
+    echo "  - name: agent-1"
+    echo "    sha256: $(printf %s "$AGENT_SECRET" | sha256sum | cut -d' ' -f1)"
+    echo "    role: agent"
+  } > serve.yaml
+  start_server "$T/serve.log" "$MT" serve --http 127.0.0.1:0 --config serve.yaml || { echo "FAIL mt serve did not start"; exit 1; }
+  J3=$(submit allow.yaml lab-c c) || { echo "FAIL submit 3"; exit 1; }
+  echo "submitted $J3"
+  timeout 300 node "$NODE_DIR/watch_task_client.mjs" --http "http://127.0.0.1:$SERVER_PORT/mcp" --token "$AGENT_SECRET" \
+    --args "{\"job\": \"$J3\", \"hang_seconds\": 8, \"interval_seconds\": 1, \"timeout_seconds\": 250}" > mcp3.txt 2>&1
+  "$PY" - mcp3.txt <<'CHECK3' || fail=1
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+progress = [l[9:].split(": ", 1)[-1] for l in lines if l.startswith("PROGRESS ")]   # "N: kind: text"
+result = [json.loads(l[7:]) for l in lines if l.startswith("RESULT ")]
+def ok(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    return cond
+# The status holds the latest finding; polled every 250 ms, a quick one can be overtaken.
+good = ok(any(p.startswith("restart: restarted") for p in progress) and any(p.startswith("ended:") for p in progress),
+          "watch_job task: the restart and the end seen in the task's status (%s)" % progress)
+w = result[0]["watches"][0] if result else {}
+kinds = [f["kind"] for f in w.get("findings", [])]
+good &= ok(w.get("state") == "ended" and w.get("restarts") == 1 and kinds.count("restart") == 1 and "ended" in kinds
+           and any(f["kind"] == "ended" and f["detail"].get("status") == "completed" for f in w["findings"]),
+           "the task's result: the chain ended with one restart and a completed attempt (%s)" % kinds)
+sys.exit(0 if good else 1)
+CHECK3
+  check "watch_job's restart was asked as watch_job (agent-1), role supervisor" '"$PY" -c "import json,sys; sys.exit(not any(e.get(\"event\") == \"requested\" and e.get(\"actor\") == \"watch_job (agent-1)\" and e.get(\"role\") == \"supervisor\" for e in map(json.loads, open(\"ws/.mt/audit.jsonl\"))))"'
+else
+  echo "SKIP 3. watch_job as an MCP task: no node SDK in '$NODE_DIR'"
+fi
+[ $fail = 0 ] || { for f in w*.jsonl w*.err approve.* mcp3.txt; do echo "== $f"; cat "$f"; done; ls ws; }
 exit $fail

@@ -7,6 +7,7 @@
 #include "tools/catalog/query_tsdb_tool.h"
 #include "tools/catalog/read_log_tool.h"
 #include "tools/catalog/run_sweep_tool.h"
+#include "tools/catalog/watch_job_tool.h"
 #include "tools/catalog/skills.h"
 #include "tools/catalog/submit_job_tool.h"
 #include "tools/catalog/triage_log_tool.h"
@@ -24,6 +25,7 @@ void RegisterProductTools(mcp::Registry& registry, const ProductOptions& options
   RegisterSubmitJob(registry, options);
   RegisterCancelJob(registry, options);
   RegisterRunSweep(registry, options);
+  RegisterWatchJob(registry, options);
   RegisterSkills(registry, BuiltinSkills(), options.workspace);
 }
 

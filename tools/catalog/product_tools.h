@@ -21,6 +21,7 @@ struct ProductOptions {
   std::string approval_page_url = {};
   std::chrono::milliseconds approval_url_wait{std::chrono::seconds(45)};   // URL mode: wait for the human
   std::vector<MetricsSource> metrics_sources = {};   // query_tsdb's `source` (mt.yaml metrics.sources)
+  std::vector<Webhook> webhooks = {};                // watch_job's notices (mt.yaml notifications.webhooks)
 };
 
 void RegisterProductTools(mcp::Registry& registry, const ProductOptions& options);

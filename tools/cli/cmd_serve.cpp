@@ -57,6 +57,7 @@ ProductOptions ProductOptionsFrom(const Config& config) {
   product.approval_page_url = config.approval_page_url;
   product.approval_url_wait = std::chrono::seconds(config.approval_url_wait_seconds);
   product.metrics_sources = config.metrics_sources;
+  product.webhooks = config.webhooks;
   return product;
 }
 

@@ -9,11 +9,13 @@
 #include "launcher/launch/plan.h"
 #include "launcher/launch/submit.h"
 #include "tools/cli/command.h"
+#include "tools/cli/flags.h"
 #include "tools/catalog/config.h"
 
 namespace mt::tools::cli {
 
 int RunWatch(const std::vector<std::string>& args);   // cmd_watch.cpp
+Flags WatchFlags(const std::vector<std::string>& args);
 
 namespace {
 
@@ -189,6 +191,18 @@ int RunSubmit(const std::vector<std::string>& args) {
     PrintDryRun(plan, s.json);
     return kExitOk;
   }
+  std::vector<std::string> watch;   // --supervise: checked before anything is submitted
+  if (s.supervise) {
+    for (size_t i = 0; i < s.watch_args.size();) {
+      const size_t sp = s.watch_args.find(' ', i);
+      const std::string w = s.watch_args.substr(i, sp == std::string::npos ? std::string::npos : sp - i);
+      if (!w.empty()) watch.push_back(w);
+      i = sp == std::string::npos ? s.watch_args.size() : sp + 1;
+    }
+    Flags check = WatchFlags(watch);
+    if (!check.ok()) return Usage("--watch-args: " + check.error());
+    if (!check.positional().empty()) return Usage("--watch-args: unexpected '" + check.positional()[0] + "'");
+  }
   if (!s.yes && !Confirmed(plan)) return kExitFailed;
   std::vector<std::string> cmd = {"mt", "submit"};
   cmd.insert(cmd.end(), args.begin(), args.end());
@@ -200,15 +214,9 @@ int RunSubmit(const std::vector<std::string>& args) {
   PrintSubmitted(plan, r, s.json);
   if (!s.supervise) return kExitOk;
   // --supervise: this process becomes the job's watch (mt watch JOB), restarts through the gate.
-  std::vector<std::string> watch = {r.job_id, "--workspace", cfg.workspace.string()};
+  watch.insert(watch.begin(), {r.job_id, "--workspace", cfg.workspace.string()});
   if (s.config) watch.insert(watch.end(), {"--config", *s.config});
-  if (s.json) watch.push_back("--json");
-  for (size_t i = 0; i < s.watch_args.size();) {
-    const size_t sp = s.watch_args.find(' ', i);
-    const std::string w = s.watch_args.substr(i, sp == std::string::npos ? std::string::npos : sp - i);
-    if (!w.empty()) watch.push_back(w);
-    i = sp == std::string::npos ? s.watch_args.size() : sp + 1;
-  }
+  if (s.json) watch.push_back("--json");   // after the submit's object, one finding a line
   std::cout.flush();
   return RunWatch(watch);
 }

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "launcher/launch/model_config.h"
@@ -65,6 +66,34 @@ void ReapWhenDone(const std::filesystem::path& job_dir) {
   if (pid > 0 && waitpid(pid, nullptr, WNOHANG) == 0) std::thread([pid] { waitpid(pid, nullptr, 0); }).detach();
 }
 
+// A restart replaces its parent: a parent still holding its nodes (a hang) is cancelled first;
+// one that completed needs no restart; one whose state cannot be read is not guessed at. When
+// the policy (not a human) approved the restart, the cancel must be one the policy allows too.
+std::string ReplaceParent(const ApprovalEnv& env, const approval::PlanRecord& rec, const launch::PlanRestart& restart,
+                          const std::filesystem::path& plan_workspace, std::string* cancelled) {
+  std::error_code ec;
+  if (!std::filesystem::equivalent(plan_workspace, env.workspace, ec)) return "the plan names another workspace";
+  Json st;
+  if (const base::Status s = launch::JobStatus(env.workspace, restart.parent_job, &st); !s.ok())
+    return "cannot read the state of job " + restart.parent_job + ": " + s.message();
+  const std::string state = st.value("state", "");
+  static const std::set<std::string> kEnded = {"FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY",
+                                               "PREEMPTED", "BOOT_FAIL", "DEADLINE"};
+  if (state == "COMPLETED") return "job " + restart.parent_job + " completed: there is nothing to restart";
+  if (kEnded.count(state)) return "";
+  if (rec.via == "policy") {
+    const approval::PolicyDecision d = approval::EvaluateCancelPolicy(env.policy, rec.requester_role);
+    if (!d.allowed)
+      return "job " + restart.parent_job + " is " + (state.empty() ? "in an unknown state" : state) +
+             " and cancelling it needs a human (" + d.Explain() + ")";
+  }
+  std::string msg;
+  if (const base::Status c = launch::CancelJob(env.workspace, restart.parent_job, &msg); !c.ok())
+    return "job " + restart.parent_job + " is " + (state.empty() ? "in an unknown state" : state) + " and could not be cancelled: " + c.message();
+  *cancelled = "cancelled job " + restart.parent_job + "; ";
+  return "";
+}
+
 // Runs an approved plan. Returns the backend's job id / message, or an error.
 std::string Execute(const ApprovalEnv& env, const approval::PlanRecord& rec, std::string* job_id, std::string* result) {
   if (rec.kind == "submit") {
@@ -73,17 +102,7 @@ std::string Execute(const ApprovalEnv& env, const approval::PlanRecord& rec, std
     if (plan.hash != rec.hash) return "refusing to submit: the stored plan's hash is not the approved hash";
     std::string cancelled;
     if (plan.restart) {
-      // A restart replaces its parent: a parent still holding its nodes (a hang) goes first.
-      std::error_code ec;
-      if (!std::filesystem::equivalent(plan.workspace, env.workspace, ec)) return "refusing to restart: the plan names another workspace";
-      Json st;
-      if (launch::JobStatus(env.workspace, plan.restart->parent_job, &st).ok() &&
-          (st.value("state", "") == "RUNNING" || st.value("state", "") == "PENDING")) {
-        std::string msg;
-        if (const base::Status c = launch::CancelJob(env.workspace, plan.restart->parent_job, &msg); !c.ok())
-          return "refusing to restart: job " + plan.restart->parent_job + " still runs and could not be cancelled: " + c.message();
-        cancelled = "cancelled job " + plan.restart->parent_job + "; ";
-      }
+      if (std::string e = ReplaceParent(env, rec, *plan.restart, plan.workspace, &cancelled); !e.empty()) return "refusing to restart: " + e;
     }
     launch::SubmitResult r;
     if (const base::Status st = launch::Submit(plan, {"mt", "approve", rec.id}, &r); !st.ok()) return st.message();

@@ -2,34 +2,54 @@
 
 #include "base/sha256.h"
 #include "launcher/launch/restart_plan.h"
+#include "launcher/launch/submit.h"
 
 namespace mt::tools {
 namespace approval = launch::approval;
 
-std::string RestartPlanId(const std::filesystem::path& workspace, const std::string& parent_job, int attempt) {
-  const std::string key = "mt restart\n" + std::filesystem::absolute(workspace).lexically_normal().string() + "\n" + parent_job +
-                          "\n" + std::to_string(attempt);
-  return base::Sha256Hex(key).substr(0, 32);
+std::string RestartPlanId(const std::filesystem::path& workspace, const std::string& parent_job) {
+  Json st;
+  if (!launch::JobStatus(workspace, parent_job, &st).ok()) return "";
+  std::error_code ec;
+  std::filesystem::path ws = std::filesystem::weakly_canonical(workspace, ec);
+  if (ec) ws = std::filesystem::absolute(workspace).lexically_normal();
+  return base::Sha256Hex("mt restart\n" + ws.string() + "\n" + st.value("id", parent_job)).substr(0, 32);
 }
+
+namespace {
+
+// The plan the parent was submitted with: the approved record in the store when the gate
+// submitted it (mt's own file, 0600), else the artifact's plan.json (mt submit at a terminal).
+base::Status ParentPlan(const ApprovalEnv& env, const std::string& job_id, launch::Plan* out) {
+  for (const approval::PlanRecord& rec : env.Store().List(approval::UnixNow()))
+    if (rec.kind == "submit" && rec.state == "submitted" && rec.job_id == job_id) return launch::PlanFromJson(rec.plan, out);
+  return launch::LoadJobPlan(env.workspace, job_id, out);
+}
+
+}  // namespace
 
 std::string RequestRestart(const ApprovalEnv& env, const RestartRequest& r, const Actor& requester, approval::PlanRecord* out,
                            RestartOutcome* outcome) {
   *outcome = RestartOutcome{};
   approval::PlanRecord rec;
-  rec.id = RestartPlanId(env.workspace, r.parent_job, r.attempt);
+  rec.id = RestartPlanId(env.workspace, r.parent_job);
+  if (rec.id.empty()) return "job " + r.parent_job + " was not submitted by mt in this workspace: there is no plan to restart";
   auto store = env.Store();
   // Asked before: the plan recorded then is the one that counts, whatever its state.
   if (store.Get(rec.id, approval::UnixNow(), &rec).ok()) {
     *out = rec;
     if (rec.state != "pending") return "";
   } else {
+    Json st;
+    (void)launch::JobStatus(env.workspace, r.parent_job, &st);
+    const std::string parent_id = st.value("id", r.parent_job);
     launch::Plan parent, plan;
-    if (base::Status st = launch::LoadJobPlan(env.workspace, r.parent_job, &parent); !st.ok())
-      return "cannot restart job " + r.parent_job + ": " + st.message();
-    launch::PlanRestart lineage{r.parent_job, r.attempt, r.exclude, r.resume_step};
+    if (base::Status s = ParentPlan(env, parent_id, &parent); !s.ok()) return "cannot restart job " + parent_id + ": " + s.message();
+    launch::PlanRestart lineage{parent_id, r.attempt, r.exclude, r.resume_step};
+    if (parent.restart) lineage.exclude.insert(lineage.exclude.end(), parent.restart->exclude.begin(), parent.restart->exclude.end());
     launch::UsableExclusions(parent, &lineage.exclude, &outcome->exclusion_note);
-    if (base::Status st = launch::BuildRestartPlan(parent, lineage, &plan); !st.ok())
-      return "cannot plan the restart of job " + r.parent_job + ": " + st.message();
+    if (base::Status s = launch::BuildRestartPlan(parent, lineage, &plan); !s.ok())
+      return "cannot plan the restart of job " + parent_id + ": " + s.message();
     rec.kind = "submit";
     rec.hash = plan.hash;
     rec.plan = plan.ToJson();
@@ -37,28 +57,31 @@ std::string RequestRestart(const ApprovalEnv& env, const RestartRequest& r, cons
     rec.args_digest = base::Sha256Hex(rec.id);
     rec.requester = requester.name;
     rec.requester_role = requester.role;
+    // On the record before it exists (a request not on the record is never approved); asking
+    // twice audits twice, harmlessly.
+    if (base::Status s = AuditEvent(env, "requested", rec.id, requester,
+                                    {{"kind", rec.kind}, {"hash", rec.hash}, {"plan", rec.plan}, {"restart_of", parent_id},
+                                     {"attempt", r.attempt}, {"reason", r.reason}, {"exclusion_note", outcome->exclusion_note}});
+        !s.ok())
+      return "audit log unwritable, restart not requested: " + s.message();
     bool created = false;
-    if (base::Status st = store.CreateOnce(&rec, approval::UnixNow(), &created); !st.ok()) return st.message();
-    if (created) {
-      if (base::Status st = AuditEvent(env, "requested", rec.id, requester,
-                                       {{"kind", rec.kind}, {"hash", rec.hash}, {"plan", rec.plan},
-                                        {"restart_of", r.parent_job}, {"attempt", r.attempt}, {"reason", r.reason},
-                                        {"exclusion_note", outcome->exclusion_note},
-                                        {"expires", approval::IsoUtc(rec.expires)}});
-          !st.ok()) {
-        // Fail closed, as RecordPlan does: a request not on the record is never approved.
-        approval::PlanRecord ignored;
-        (void)store.Decide(rec.id, rec.hash, false, "mt", "audit", "audit log unwritable: " + st.message(), approval::UnixNow(),
-                           &ignored);
-        return "audit log unwritable, restart not requested: " + st.message();
-      }
-    }
+    if (base::Status s = store.CreateOnce(&rec, approval::UnixNow(), &created); !s.ok()) return s.message();
     *out = rec;
     if (rec.state != "pending") return "";
   }
   launch::Plan plan;
   if (base::Status st = launch::PlanFromJson(out->plan, &plan); !st.ok()) return "the recorded restart plan: " + st.message();
-  const approval::PolicyDecision d = approval::EvaluatePolicy(env.policy, requester.role, plan);
+  approval::PolicyDecision d = approval::EvaluatePolicy(env.policy, requester.role, plan);
+  // A parent that still runs is cancelled by the restart: the policy must allow that too.
+  Json st;
+  const std::string state = launch::JobStatus(env.workspace, r.parent_job, &st).ok() ? st.value("state", "") : "";
+  if (d.allowed && (state == "RUNNING" || state == "PENDING" || state.empty())) {
+    const approval::PolicyDecision c = approval::EvaluateCancelPolicy(env.policy, requester.role);
+    if (!c.allowed) {
+      d.allowed = false;
+      d.reasons.push_back("job " + r.parent_job + " still runs and cancelling it is not allowed (" + c.Explain() + ")");
+    }
+  }
   outcome->policy = d.Explain();
   if (!d.allowed) return "";   // pending: a human decides
   const Actor policy_actor{d.rule.empty() ? "policy" : d.rule, requester.role};

@@ -4,9 +4,11 @@
 // pending for a human (`mt approve`, the /approvals page). Approving it cancels the parent
 // if it still runs and submits the restart (approval_gate.cpp, Execute).
 //
-// Idempotent: the plan id is derived from the workspace, the parent job and the attempt, so
-// a supervisor killed between recording the plan and running it, then started again, finds
-// the same plan and never submits twice.
+// Idempotent: a job is restarted at most once, and the plan id is derived from the workspace
+// and the parent's canonical job id (RestartPlanId), so a supervisor killed anywhere and
+// started again — or a second supervisor that began at another attempt of the chain — finds
+// the same plan and never submits twice. A restart a human denied, or that expired or failed,
+// is not asked for again for that job.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -25,17 +27,18 @@ struct RestartRequest {
   std::string reason;                       // the decision's reason, audited with the request
 };
 
-// 32 hex digits: the same for the same workspace, parent job and attempt.
-std::string RestartPlanId(const std::filesystem::path& workspace, const std::string& parent_job, int attempt);
+// 32 hex digits: the same for the same workspace and parent job, however either is spelled
+// (job id or job dir name; a path through a symlink). "" for a job mt did not submit here.
+std::string RestartPlanId(const std::filesystem::path& workspace, const std::string& parent_job);
 
 struct RestartOutcome {
   std::string policy;           // what the policy said ("" when the plan was decided before)
   std::string exclusion_note;   // exclusions dropped and why (launch::UsableExclusions)
 };
 
-// Records restart `r` (once) and, when the policy allows the requester's role to run it,
-// approves and runs it. Returns "" or the error; `*out` is the record as it stands (pending:
-// a human decides).
+// Records restart `r` (once per parent job) and, when the policy allows the requester's role
+// to run it, approves and runs it. Returns "" or the error; `*out` is the record as it stands
+// (pending: a human decides; denied / expired / failed: decided before, not asked again).
 std::string RequestRestart(const ApprovalEnv& env, const RestartRequest& r, const Actor& requester,
                            launch::approval::PlanRecord* out, RestartOutcome* outcome);
 

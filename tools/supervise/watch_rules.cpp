@@ -1,5 +1,7 @@
 #include "tools/supervise/watch_rules.h"
 
+#include "tools/logs/log_signatures.h"
+
 #include <re2/re2.h>
 
 #include <algorithm>
@@ -51,7 +53,15 @@ std::vector<std::string> CulpritsOf(const Json& t, const std::string& cls) {
   std::vector<std::string> hosts;
   if (cls != "gpu_hw_error" && cls != "node_fail") return hosts;
   if (!t.contains("evidence") || !t["evidence"].is_array()) return hosts;
+  // Only the evidence of the class itself: the first line of each secondary class is in the
+  // list too, and a rank that merely waited must not be blamed.
+  auto proves_class = [&cls](const std::string& signature) {
+    for (const LineSignature& sig : LineSignatures())
+      if (sig.kind == signature && sig.cls == cls) return true;
+    return false;
+  };
   for (const Json& e : t["evidence"]) {
+    if (!proves_class(Str(e, "signature"))) continue;
     const std::string text = Str(e, "text");
     std::string host;
     if (RE2::PartialMatch(text, node_failure, &host) || RE2::PartialMatch(text, kernel_log, &host) ||
@@ -180,7 +190,9 @@ WatchTick Observe(WatchMemory& m, const std::string& job, const std::string& bac
   // Running: a hang by the watch's threshold (or triage's own when none was set).
   const Json& hang = t.contains("hang") ? t["hang"] : Json::object();
   const double silent = hang.contains("silent_seconds") && hang["silent_seconds"].is_number() ? hang["silent_seconds"].get<double>() : 0;
-  const double threshold = c.hang_seconds > 0 ? c.hang_seconds : hang.value("threshold_seconds", 0.0);
+  const bool started = step.has_value();
+  const double startup = c.startup_seconds > 0 ? c.startup_seconds : std::max(600.0, 10 * c.hang_seconds);
+  const double threshold = c.hang_seconds > 0 ? (started ? c.hang_seconds : startup) : hang.value("threshold_seconds", 0.0);
   const bool hung = threshold > 0 && silent > threshold && (c.hang_seconds > 0 || status == "hang");
   const int64_t at = step.value_or(-1);   // -1: hung before the first step
   if (hung && m.hang_step != at) {

@@ -21,6 +21,9 @@ namespace mt::tools {
 
 struct WatchConfig {
   double hang_seconds = 0;           // 0: triage's own rule (max of 600 s and 10 steps)
+  // Before the first step (start-up, compilation, NCCL init take far longer than a step): no
+  // step for this long is a hang. 0: the larger of 600 s and 10 x hang_seconds.
+  double startup_seconds = 0;
   double degrade_pct = 20;           // the last TGS phase this much below the first …
   int64_t degrade_steps = 20;        // … for at least this many steps
   RestartPolicy policy;

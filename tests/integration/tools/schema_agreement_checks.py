@@ -77,7 +77,12 @@ def calls(jobs):
             ("query_tsdb", {"job": "7877", "mode": "correlate", "training_step": 100}),
             ("query_tsdb", {"job": "8043", "mode": "playbook", "playbook": "heartbeat", "detail": "full"}),
             ("submit_job", {"model": "mixtral-8x22b", "nodes": 2, "backend": "local", "passthrough": ["steps=5"]}),
-            ("cancel_job", {"job": "8101"}), ("run_sweep", {"sweep": "ci-smoke"})]
+            ("cancel_job", {"job": "8101"}), ("run_sweep", {"sweep": "ci-smoke"}),
+            # one look at a hung and a failed job (not mt's: a restart is reported unavailable),
+            # then the status and the list of watches
+            ("watch_job", {"job": "7877", "once": True, "hang_seconds": 600}),
+            ("watch_job", {"job": "8105", "once": True}),
+            ("watch_job", {"action": "status", "job": "7877"}), ("watch_job", {"action": "list"})]
     return out
 
 
@@ -86,7 +91,8 @@ BAD = [("read_log", {"job": "8101", "rank": -1}, "rank"), ("list_jobs", {"limit"
        ("perf_analysis", {"job": "8101", "warmup_steps": 100001}, "warmup_steps"),
        ("compare_jobs", {"jobs": ["8101"]}, "jobs"), ("query_tsdb", {"job": "8101", "mode": "sql"}, "mode"),
        ("triage_log", {"job": "8101", "surprise": 1}, "surprise"), ("submit_job", {"nodes": 0}, "nodes"),
-       ("cancel_job", {"job": ""}, "job"), ("run_sweep", {"sweep": "../../etc/passwd"}, "sweep")]
+       ("cancel_job", {"job": ""}, "job"), ("run_sweep", {"sweep": "../../etc/passwd"}, "sweep"),
+       ("watch_job", {"action": "explode"}, "action"), ("watch_job", {"job": "7877", "interval_seconds": 0}, "interval_seconds")]
 
 
 def main():

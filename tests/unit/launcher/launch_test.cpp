@@ -195,9 +195,14 @@ TEST(RestartPlan, RecordsItsLineageInThePlanTheHashAndTheTasksEnvironment) {
   EXPECT_EQ(restart.model, parent.model);
   EXPECT_EQ(restart.passthrough, parent.passthrough);
   EXPECT_NE(restart.hash, parent.hash);
-  // One --exclude, the parent's own replaced by the union.
-  EXPECT_EQ(restart.scheduler_args, (std::vector<std::string>{"-p", "ci", "--exclude=gpu-07"}));
-  EXPECT_THAT(restart.submit_argv, ::testing::Contains("--exclude=gpu-07"));
+  // One --exclude: the user's own, then ours.
+  EXPECT_EQ(restart.scheduler_args, (std::vector<std::string>{"-p", "ci", "--exclude=old-1,gpu-07"}));
+  EXPECT_THAT(restart.submit_argv, ::testing::Contains("--exclude=old-1,gpu-07"));
+  r.scheduler_args = {"-x", "chi[1-3],old-1", "-p", "ci"};   // the two-argument form, a host list
+  ASSERT_THAT(BuildPlan(r, &parent), IsOk());
+  Plan other;
+  ASSERT_THAT(BuildRestartPlan(parent, PlanRestart{"8311", 1, {"old-1", "gpu-07"}, 200}, &other), IsOk());
+  EXPECT_EQ(other.scheduler_args, (std::vector<std::string>{"-p", "ci", "--exclude=chi[1-3],old-1,gpu-07"}));
   EXPECT_EQ(restart.env.at("MT_RESTART_OF"), "8311");
   EXPECT_EQ(restart.env.at("MT_RESTART_ATTEMPT"), "1");
   EXPECT_EQ(restart.env.at("MT_RESUME_STEP"), "200");
@@ -211,6 +216,7 @@ TEST(RestartPlan, RecordsItsLineageInThePlanTheHashAndTheTasksEnvironment) {
   Plan second;
   ASSERT_THAT(BuildRestartPlan(back, PlanRestart{"8312", 2, {"gpu-09"}, std::nullopt}, &second), IsOk());
   EXPECT_EQ(second.restart->exclude, (std::vector<std::string>{"gpu-07", "gpu-09"}));
+  EXPECT_THAT(second.submit_argv, ::testing::Contains("--exclude=old-1,gpu-07,gpu-09"));
   EXPECT_EQ(second.env.count("MT_RESUME_STEP"), 0u);
   EXPECT_THAT(DescribePlan(second), HasSubstr("resumes from the start"));
   // Edited lineage fails the hash.

@@ -340,22 +340,24 @@ TEST(WatchRules, ARestartStartsANewAttemptThatRemembersTheChain) {
 
 TEST(WatchRules, AHostLocalFailureBlamesTheHostItsEvidenceNamesAndACollectiveOneBlamesNone) {
   WatchConfig c;
-  auto ended = [&](const std::string& cls, const std::vector<std::string>& lines) {
+  auto ended = [&](const std::string& cls, const std::vector<std::pair<std::string, std::string>>& lines) {
     WatchMemory m;
     mt::Json t = Triage("failed", cls, 300, 5);
     t["evidence"] = mt::Json::array();
-    for (const auto& l : lines) t["evidence"].push_back({{"text", l}});
+    for (const auto& [sig, l] : lines) t["evidence"].push_back({{"signature", sig}, {"text", l}});
     return Observe(m, "9", "FAILED", t, c);
   };
-  WatchTick t = ended("gpu_hw_error", {"7: chi2853:4242:4250 [3] NCCL WARN Cuda failure 'uncorrectable ECC error encountered'",
-                                       "Feb 24 19:06:00 chi2875 kernel: NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus."});
+  WatchTick t = ended("gpu_hw_error", {{"ecc_uncorrectable", "7: chi2853:4242:4250 [3] NCCL WARN Cuda failure 'uncorrectable ECC error encountered'"},
+                                       {"nvidia_xid", "Feb 24 19:06:00 chi2875 kernel: NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus."},
+                                       // a secondary class's first line: the rank that waited is not blamed
+                                       {"nccl_timeout", "chi2860:4242:4250 [0] NCCL WARN Timeout waiting for connect from peer"}});
   ASSERT_TRUE(t.decision.has_value());
   EXPECT_EQ(t.decision->action, "restart");
   EXPECT_EQ(t.decision->exclude, (std::vector<std::string>{"chi2853", "chi2875"}));
-  t = ended("node_fail", {"srun: error: Node failure on chi2801"});
+  t = ended("node_fail", {{"node_failure", "srun: error: Node failure on chi2801"}});
   EXPECT_EQ(t.decision->exclude, (std::vector<std::string>{"chi2801"}));
   // A collective timeout is reported by the ranks that waited: nobody is blamed.
-  t = ended("nccl_error", {"chi2853:4242:4250 [0] NCCL WARN Timeout waiting for connect from peer"});
+  t = ended("nccl_error", {{"nccl_timeout", "chi2853:4242:4250 [0] NCCL WARN Timeout waiting for connect from peer"}});
   EXPECT_TRUE(t.decision->exclude.empty());
 }
 
@@ -363,8 +365,12 @@ TEST(WatchRules, AHangBeforeTheFirstStepIsReportedOnce) {
   WatchMemory m;
   WatchConfig c;
   c.hang_seconds = 60;
-  mt::Json t = Triage("running", "running", 0, 900);
+  mt::Json t = Triage("running", "running", 0, 500);
   t["last_step"] = nullptr;   // initialising: no step yet
+  // Start-up is not held to the step threshold: 500 s without a first step is within its
+  // allowance (the larger of 600 s and 10 x 60 s) …
+  EXPECT_TRUE(Observe(m, "7", "", t, c).findings.empty());
+  t["hang"]["silent_seconds"] = 900;   // … 900 s is not
   EXPECT_EQ(Observe(m, "7", "", t, c).findings.size(), 2u);   // hang + decision
   m = WatchMemory::FromJson(m.ToJson());
   EXPECT_TRUE(Observe(m, "7", "", t, c).findings.empty());
