@@ -179,8 +179,8 @@ if [ -n "$NODE_DIR" ] && [ -d "$NODE_DIR/node_modules/@modelcontextprotocol/ext-
   start_server "$T/serve.log" "$MT" serve --http 127.0.0.1:0 --config serve.yaml || { echo "FAIL mt serve did not start"; exit 1; }
   J3=$(submit allow.yaml lab-c c) || { echo "FAIL submit 3"; exit 1; }
   echo "submitted $J3"
-  timeout 300 node "$NODE_DIR/watch_task_client.mjs" --http "http://127.0.0.1:$SERVER_PORT/mcp" --token "$AGENT_SECRET" \
-    --args "{\"job\": \"$J3\", \"hang_seconds\": 8, \"interval_seconds\": 1, \"timeout_seconds\": 250}" > mcp3.txt 2>&1
+  timeout 300 node "$NODE_DIR/tool_task_client.mjs" --http "http://127.0.0.1:$SERVER_PORT/mcp" --token "$AGENT_SECRET" \
+    --tool watch_job --complete --args "{\"job\": \"$J3\", \"hang_seconds\": 8, \"interval_seconds\": 1, \"timeout_seconds\": 250}" > mcp3.txt 2>&1
   "$PY" - mcp3.txt <<'CHECK3' || fail=1
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()

@@ -11,7 +11,7 @@
 #     submitted, and the refusal is in the audit log;
 #  every submitted plan is recorded as approved by policy.ci in the audit log;
 #  6. over MCP (mt serve --http, a ci token), from the official TypeScript client with the
-#     Tasks extension (tests/node/sweep_task_client.mjs): run_sweep runs as a task, its
+#     Tasks extension (tests/node/tool_task_client.mjs): run_sweep runs as a task, its
 #     progress shows in the task's status and its result is fetched after completion;
 #  7. cancelling a run_sweep task cancels the Slurm jobs it submitted (scontrol shows them
 #     CANCELLED, the audit log holds a sweep_cancel per job).
@@ -166,7 +166,7 @@ EOF2
 export MT_MODELS_DIR="$T/base/configs/models"
 start_server "$T/serve.log" "$MT" serve --http 127.0.0.1:0 --config mt.yaml || fail "mt serve did not start"
 URL="http://127.0.0.1:$SERVER_PORT/mcp"
-timeout 300 node "$NODE_DIR/sweep_task_client.mjs" --http "$URL" --token "$CI_SECRET" --sweep mcp-smoke --complete > mcp6.txt 2>&1 \
+timeout 300 node "$NODE_DIR/tool_task_client.mjs" --http "$URL" --token "$CI_SECRET" --tool run_sweep --args '{"sweep": "mcp-smoke"}' --complete > mcp6.txt 2>&1 \
   || { cat mcp6.txt; tail -20 "$T/serve.log"; fail "run_sweep as a task"; }
 python3 - <<'PY' || { cat mcp6.txt; fail "run_sweep task result"; }
 import json
@@ -182,7 +182,7 @@ PY
 echo "ok   6. run_sweep over MCP: a task with progress, its result fetched after completion ($(grep -c '^PROGRESS' mcp6.txt) progress lines)"
 
 # 7. cancel a slow sweep's task once a job is submitted: its Slurm jobs are cancelled
-timeout 300 node "$NODE_DIR/sweep_task_client.mjs" --http "$URL" --token "$CI_SECRET" --sweep mcp-slow --cancel > mcp7.txt 2>&1 \
+timeout 300 node "$NODE_DIR/tool_task_client.mjs" --http "$URL" --token "$CI_SECRET" --tool run_sweep --args '{"sweep": "mcp-slow"}' --cancel-when submitted > mcp7.txt 2>&1 \
   || { cat mcp7.txt; tail -20 "$T/serve.log"; fail "cancelling the run_sweep task"; }
 grep -q "^OUTCOME cancelled" mcp7.txt || { cat mcp7.txt; fail "the task was not cancelled"; }
 jobs=""

@@ -1,12 +1,13 @@
-// run_sweep as an MCP task from the official TypeScript requester (@modelcontextprotocol/client
-// v2 + @modelcontextprotocol/ext-tasks) over Streamable HTTP, 2026-07-28.
+// A long tool (run_sweep, watch_job) as an MCP task from the official TypeScript requester
+// (@modelcontextprotocol/client v2 + @modelcontextprotocol/ext-tasks) over Streamable HTTP,
+// 2026-07-28.
 //
-//   node sweep_task_client.mjs --http URL --token SECRET --sweep NAME (--complete | --cancel)
+//   node tool_task_client.mjs --http URL --token SECRET --tool NAME --args JSON (--complete | --cancel-when TEXT)
 //
-// --complete: the sweep runs as a task to its end; prints the progress lines seen while
+// --complete: the tool runs as a task to its end; prints the progress lines seen while
 //   polling and the result fetched after completion as one JSON line (RESULT {...}).
-// --cancel: cancels the task once its status says a job was submitted; prints the
-//   progress seen and the outcome (OUTCOME cancelled).
+// --cancel-when TEXT: cancels the task once its status contains TEXT; prints the progress
+//   seen and the outcome (OUTCOME cancelled).
 // Exits non-zero when the server does not answer with a task or the outcome is not the
 // expected one.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -20,17 +21,19 @@ const opt = (name) => {
 };
 const url = opt('--http');
 const token = opt('--token');
-const sweep = opt('--sweep');
-const cancel = argv.includes('--cancel');
+const tool = opt('--tool');
+const args = JSON.parse(opt('--args') ?? '{}');
+const cancelWhen = opt('--cancel-when');
+const cancel = cancelWhen !== undefined;
 const VERSION = '2026-07-28';
 const TASKS = 'io.modelcontextprotocol/tasks';
-const clientInfo = { name: 'mt-sweep-task-client', version: '1.0.0' };
+const clientInfo = { name: 'mt-tool-task-client', version: '1.0.0' };
 const clientCapabilities = { extensions: { [TASKS]: {} } };
 const auth = { Authorization: `Bearer ${token}` };
 
-const rawDispatch = makeRawDispatch({ url, auth, version: VERSION, idPrefix: 'sweep' });
+const rawDispatch = makeRawDispatch({ url, auth, version: VERSION, idPrefix: 'task' });
 
-// tasks/get through the same raw path: the status message is the sweep's latest progress line.
+// tasks/get through the same raw path: the status message is the tool's latest progress line.
 async function statusOf(taskId) {
   const r = await rawDispatch({
     method: 'tasks/get',
@@ -47,12 +50,12 @@ const session = createTaskSessionFromClient(client, {
   rawDispatch,
   v2RequestFraming: { protocolVersion: VERSION, clientInfo, clientCapabilities },
   onInputRequest: async (request) => {
-    throw new Error(`run_sweep asked the client (${request.kind}): a sweep must never need the agent's answer`);
+    throw new Error(`${tool} asked the client (${request.kind}): it must never need the agent's answer`);
   },
 });
 let rc = 0;
 try {
-  const execution = await session.callTool('run_sweep', { sweep });
+  const execution = await session.callTool(tool, args);
   if (execution.kind !== 'task') throw new Error(`expected a task, got ${execution.kind}: ${JSON.stringify(execution)}`);
   const id = execution.handle.taskId;
   console.log(`TASK ${id.slice(0, 8)}…`);
@@ -65,7 +68,7 @@ try {
       console.log(`PROGRESS ${t.statusMessage}`);
     }
     if (t.status !== 'working') break;
-    if (cancel && seen.some((m) => m.includes('submitted'))) {
+    if (cancel && seen.some((m) => m.includes(cancelWhen))) {
       await execution.cancel();
       break;
     }
