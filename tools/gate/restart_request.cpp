@@ -7,16 +7,15 @@
 namespace mt::tools {
 namespace approval = launch::approval;
 
-std::string RestartPlanId(const std::filesystem::path& workspace, const std::string& parent_job) {
-  Json st;
-  if (!launch::JobStatus(workspace, parent_job, &st).ok()) return "";
+namespace {
+
+// The id for a job whose canonical id (JobStatus's "id") is known.
+std::string PlanIdOf(const std::filesystem::path& workspace, const std::string& job_id) {
   std::error_code ec;
   std::filesystem::path ws = std::filesystem::weakly_canonical(workspace, ec);
   if (ec) ws = std::filesystem::absolute(workspace).lexically_normal();
-  return base::Sha256Hex("mt restart\n" + ws.string() + "\n" + st.value("id", parent_job)).substr(0, 32);
+  return base::Sha256Hex("mt restart\n" + ws.string() + "\n" + job_id).substr(0, 32);
 }
-
-namespace {
 
 // The plan the parent was submitted with: the approved record in the store when the gate
 // submitted it (mt's own file, 0600), else the artifact's plan.json (mt submit at a terminal).
@@ -28,21 +27,28 @@ base::Status ParentPlan(const ApprovalEnv& env, const std::string& job_id, launc
 
 }  // namespace
 
+std::string RestartPlanId(const std::filesystem::path& workspace, const std::string& parent_job) {
+  Json st;
+  if (!launch::JobStatus(workspace, parent_job, &st).ok()) return "";
+  return PlanIdOf(workspace, st.value("id", parent_job));
+}
+
 std::string RequestRestart(const ApprovalEnv& env, const RestartRequest& r, const Actor& requester, approval::PlanRecord* out,
                            RestartOutcome* outcome) {
   *outcome = RestartOutcome{};
+  // The parent's status, read once (on Slurm each read is an scontrol call).
+  Json st;
+  if (!launch::JobStatus(env.workspace, r.parent_job, &st).ok())
+    return "job " + r.parent_job + " was not submitted by mt in this workspace: there is no plan to restart";
+  const std::string parent_id = st.value("id", r.parent_job), state = st.value("state", "");
   approval::PlanRecord rec;
-  rec.id = RestartPlanId(env.workspace, r.parent_job);
-  if (rec.id.empty()) return "job " + r.parent_job + " was not submitted by mt in this workspace: there is no plan to restart";
+  rec.id = PlanIdOf(env.workspace, parent_id);
   auto store = env.Store();
   // Asked before: the plan recorded then is the one that counts, whatever its state.
   if (store.Get(rec.id, approval::UnixNow(), &rec).ok()) {
     *out = rec;
     if (rec.state != "pending") return "";
   } else {
-    Json st;
-    (void)launch::JobStatus(env.workspace, r.parent_job, &st);
-    const std::string parent_id = st.value("id", r.parent_job);
     launch::Plan parent, plan;
     if (base::Status s = ParentPlan(env, parent_id, &parent); !s.ok()) return "cannot restart job " + parent_id + ": " + s.message();
     launch::PlanRestart lineage{parent_id, r.attempt, r.exclude, r.resume_step};
@@ -73,8 +79,6 @@ std::string RequestRestart(const ApprovalEnv& env, const RestartRequest& r, cons
   if (base::Status st = launch::PlanFromJson(out->plan, &plan); !st.ok()) return "the recorded restart plan: " + st.message();
   approval::PolicyDecision d = approval::EvaluatePolicy(env.policy, requester.role, plan);
   // A parent that still runs is cancelled by the restart: the policy must allow that too.
-  Json st;
-  const std::string state = launch::JobStatus(env.workspace, r.parent_job, &st).ok() ? st.value("state", "") : "";
   if (d.allowed && (state == "RUNNING" || state == "PENDING" || state.empty())) {
     const approval::PolicyDecision c = approval::EvaluateCancelPolicy(env.policy, requester.role);
     if (!c.allowed) {
