@@ -20,6 +20,8 @@ EXPECT = {
     "requeue": ("preempted", "cancelled"), "time_limit": ("time_limit", "cancelled"),
     "local_none": ("completed", "completed"), "local_rank_exit": ("nccl_error", "failed"),
     "local_exception": ("python_exception", "failed"), "local_host_oom": ("host_oom", "failed"),
+    # a CI run's local_rank_exit (2026-11-28): the two peers' tracebacks torn into each other mid-line
+    "local_rank_exit_interleaved": ("nccl_error", "failed"),
 }
 STAMP = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:[+-]\d\d:\d\d|Z)?\]", re.M)
 

@@ -179,6 +179,12 @@ check() {
     got="error: $(head -c 200 "$T/$name.triage.err")"
   if [ "$got" = "$want" ]; then r=ok; PASS=$((PASS + 1)); else r=FAIL; FAILS=$((FAILS + 1)); fi
   printf '%-16s %-6s %-30s %-30s %s\n' "$name" "$launch" "$want" "$got" "$r"
+  # CI keeps no files: the log's end and mt's evidence are what explain a miss there
+  if [ "$r" = FAIL ]; then
+    tail -n 30 "$OUT/$name.log" | cut -c1-240 | sed 's/^/    | /'
+    "$MT" triage --json "$OUT/$name.log" --now "$now" 2>/dev/null | "$PY" -c 'import json,sys
+for e in json.load(sys.stdin).get("evidence", [])[:8]: print("    evidence:", e.get("signature"), e.get("line"), e.get("text", "")[:160])' 2>/dev/null
+  fi
 }
 # check_by_id NAME CLASS STATUS: a plain-Slurm run, found by `mt jobs` and triaged by its id in
 # the workspace; its evidence must come from the job's stderr file when the root cause is there

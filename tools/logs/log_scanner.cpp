@@ -36,6 +36,7 @@ namespace {
 
 constexpr int kHeaderLines = 120;          // the KEY=value header lives in the first lines
 constexpr int kTracebackBudget = 200;      // lines to look for a traceback's last line
+constexpr int kTracebackLookahead = 8;     // lines past a doubtful end to look for a better one
 constexpr size_t kMaxRanks = 1 << 16;
 constexpr size_t kMaxListed = 64;          // node exits, stage events, Slurm ends, waves …
 constexpr size_t kKeepTracebacks = 8;      // first and last
@@ -324,6 +325,12 @@ struct LogScanner::Impl {
     uint64_t seq;
     int rank;
     int budget;
+    bool native;          // C++: the message is the next line of the task, "what(): …"
+    uint64_t start_line;
+    LineRef start;
+    LineRef fallback;     // the first unindented line that did not look like an exception
+    std::string fallback_cls;
+    int lookahead = 0;
   };
   std::vector<PendingTraceback> pending_tb;
   std::vector<std::pair<uint64_t, TracebackRecord>> tracebacks;  // (seq, record)
@@ -362,6 +369,7 @@ struct LogScanner::Impl {
   uint64_t last_record_line = 0;      // the line and class of the latest signature recorded
   std::string last_record_cls;
   void Context(const LogLine& ll, std::string_view content, int64_t t);
+  void TracebackEnds(const LogLine& ll, std::string_view content, int64_t t);
   // False when the line is not a step line of the log's progress format.
   bool Step(const LogLine& ll, std::string_view content, int64_t t);
   LineRef Ref(const LogLine& ll, std::string_view content, int64_t t) const;
@@ -1221,10 +1229,12 @@ void LogScanner::Impl::ActTraceback(const LineSignature& sig, const LogLine& ll,
   uint64_t seq = scan.tracebacks_total++;
   TracebackRecord rec;
   rec.start = ref;
+  const bool native = sig.kind == "cpp_terminate";
+  rec.native = native;
   if (tracebacks.size() >= 2 * kKeepTracebacks)
     tracebacks.erase(tracebacks.begin() + static_cast<long>(kKeepTracebacks));
   tracebacks.emplace_back(seq, std::move(rec));
-  if (pending_tb.size() < 16) pending_tb.push_back({seq, ll.rank, kTracebackBudget});
+  if (pending_tb.size() < 16) pending_tb.push_back({seq, ll.rank, kTracebackBudget, native, line_no, ref, {}, {}, 0});
 }
 
 void LogScanner::Impl::ActJobEnd(const LogLine& ll, std::string_view c, int64_t t) {
@@ -1292,31 +1302,78 @@ void LogScanner::Impl::Context(const LogLine& ll, std::string_view c, int64_t t)
     }
   }
   // Tracebacks: the exception line is the first unindented line of the same task.
-  if (!pending_tb.empty()) {
-    for (size_t i = 0; i < pending_tb.size();) {
-      PendingTraceback& p = pending_tb[i];
-      bool done = false;
-      if (p.rank == ll.rank && line_no > 0) {
-        std::string_view s = c;
-        bool indented = !s.empty() && (s[0] == ' ' || s[0] == '\t');
-        bool framing = Contains(s, "Traceback (most recent call last)") ||
-                       Contains(s, "During handling of the above exception") ||
-                       Contains(s, "The above exception was the direct cause") ||
-                       Contains(s, "^^^^") || Trim(s).empty();
-        if (!indented && !framing) {
-          for (auto& [seq, rec] : tracebacks)
-            if (seq == p.seq && rec.exception.line == 0) {
-              rec.exception = Ref(ll, c, t);
-              // The exception's own words may prove a class (an NCCL error, a deadline).
-              if (last_record_line == line_no) rec.exception_cls = last_record_cls;
-            }
-          done = true;
+  if (!pending_tb.empty()) TracebackEnds(ll, c, t);
+}
+
+namespace {
+
+// What an exception line looks like: "ValueError: …", "torch.cuda.OutOfMemoryError: …",
+// "KeyboardInterrupt", possibly after a launcher's word ("[rank0]: RuntimeError: …").
+bool LooksLikeException(std::string_view s) {
+  static const RE2 kExceptionRe(
+      R"(^(?:\S+\s+)?[A-Za-z_][\w.]*(?::\s|:$|$)|[A-Za-z_]\w*(?:Error|Exception|Interrupt|Exit|Failure|Fault|Timeout)\b)");
+  return RE2::PartialMatch(s, kExceptionRe);
+}
+
+// Ranks sharing one unprefixed log interleave their tracebacks, even mid-line: a caret
+// marker torn in pieces ("^"), a source line pushed to column 0. Such debris is not an end.
+bool CaretDebris(std::string_view s) {
+  s = Trim(s);
+  return !s.empty() && s.find_first_not_of("^~ ") == std::string_view::npos;
+}
+
+}  // namespace
+
+void LogScanner::Impl::TracebackEnds(const LogLine& ll, std::string_view c, int64_t t) {
+  auto close = [&](const PendingTraceback& p, const LineRef& ex, bool own_line) {
+    for (auto& [seq, rec] : tracebacks)
+      if (seq == p.seq && rec.exception.line == 0) {
+        rec.exception = ex;
+        // The exception's own words may prove a class (an NCCL error, a deadline).
+        if (own_line && last_record_line == line_no) rec.exception_cls = last_record_cls;
+      }
+  };
+  bool line_taken = false;   // one exception line ends one traceback (interleaved ones wait)
+  for (size_t i = 0; i < pending_tb.size();) {
+    PendingTraceback& p = pending_tb[i];
+    bool done = false;
+    if (p.rank == ll.rank && line_no > 0 && p.native) {
+      // "terminate called after throwing an instance of 'T'" then "  what():  message";
+      // "terminate called without an active exception" has no message.
+      if (line_no != p.start_line) {
+        if (Contains(c, "what():")) close(p, Ref(ll, c, t), true);
+        else close(p, p.start, false);
+        done = true;
+      }
+    } else if (p.rank == ll.rank && line_no > 0 && !line_taken) {
+      std::string_view s = c;
+      const bool indented = !s.empty() && (s[0] == ' ' || s[0] == '\t');
+      const bool next_report = Contains(s, "Traceback (most recent call last)") || Contains(s, "terminate called") ||
+                               Contains(s, "During handling of the above exception") ||
+                               Contains(s, "The above exception was the direct cause");
+      const bool framing = next_report || Contains(s, "^^^^") || CaretDebris(s) || Trim(s).empty();
+      if (!indented && !framing) {
+        if (LooksLikeException(s)) {
+          close(p, Ref(ll, c, t), true);
+          done = line_taken = true;
+        } else if (p.fallback.line == 0) {
+          // Debris, or an exception of an unusual shape: the first such line ends it unless
+          // an exception-shaped one follows within a few lines.
+          p.fallback = Ref(ll, c, t);
+          p.fallback_cls = last_record_line == line_no ? last_record_cls : "";
+          p.lookahead = kTracebackLookahead;
         }
       }
-      if (!done && --p.budget <= 0) done = true;
-      if (done) pending_tb.erase(pending_tb.begin() + static_cast<long>(i));
-      else ++i;
+      if (!done && p.fallback.line != 0 && (next_report || --p.lookahead < 0)) {
+        close(p, p.fallback, false);
+        for (auto& [seq, rec] : tracebacks)
+          if (seq == p.seq && rec.exception.line == p.fallback.line) rec.exception_cls = p.fallback_cls;
+        done = true;
+      }
     }
+    if (!done && --p.budget <= 0) done = true;
+    if (done) pending_tb.erase(pending_tb.begin() + static_cast<long>(i));
+    else ++i;
   }
 }
 

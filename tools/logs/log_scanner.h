@@ -104,9 +104,11 @@ struct HeartbeatReport {
 };
 
 struct TracebackRecord {
-  LineRef start;              // "Traceback (most recent call last):"
-  LineRef exception;          // the final "SomeError: message" line (line 0 if unseen)
+  LineRef start;              // "Traceback (most recent call last):" or "terminate called …"
+  LineRef exception;          // the final "SomeError: message" line, C++'s "what(): message"
+                              // (line 0 if unseen)
   std::string exception_cls;  // a class its own words prove (NCCL error, OOM…), else ""
+  bool native = false;        // C++'s uncaught-exception report (the process then aborts)
 };
 
 struct SlurmEnd {

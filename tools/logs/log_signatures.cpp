@@ -143,6 +143,9 @@ constexpr LineSignature kLineSignatures[] = {
     {"broadcast_one_replica_to_all", A::kSingleReplica, "single_replica_restore", ""},
     // Python.
     {"Traceback (most recent call last)", A::kTraceback, "traceback", "python_exception"},
+    // C++'s report of an exception nobody caught (then SIGABRT): like a traceback, its
+    // message (the next line's "what():") may be another class's evidence.
+    {"terminate called", A::kTraceback, "cpp_terminate", "python_exception"},
     {"ChildFailedError", A::kSignature, "elastic_child_failed", "python_exception"},
     // A native crash of the training program (SIGABRT from a failed check, SIGSEGV).
     {"(core dumped)", A::kSignature, "core_dumped", "python_exception"},

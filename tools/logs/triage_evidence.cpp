@@ -117,9 +117,22 @@ void FoldTracebacks(const JobViews& v, Candidates* cands) {
     }
   if (total == 0 || explained < total) return;
   // Only the tracebacks go; other evidence of the class (srun's failed task, a core dump)
-  // stays.
+  // stays — except the abort that an explained C++ report before it in the same file
+  // announced ("terminate called …" is followed by SIGABRT: the launcher's "Aborted (core
+  // dumped)" says how that process died, and its message already said why).
+  auto announced_abort = [&](const Ev& e) {
+    if (e.signature != "core_dumped" || e.ref.text.find("Aborted") == std::string::npos) return false;
+    for (const FileScanView* f : v.all)
+      if (f->display == e.file)
+        for (const auto& tb : f->scan().tracebacks)
+          if (tb.native && tb.start.line < e.ref.line) return true;
+    return false;
+  };
   auto& ev = it->second.evidence;
-  ev.erase(std::remove_if(ev.begin(), ev.end(), [](const Ev& e) { return e.signature == "traceback" || e.signature == "exception"; }),
+  ev.erase(std::remove_if(ev.begin(), ev.end(), [&](const Ev& e) {
+             return e.signature == "traceback" || e.signature == "exception" || e.signature == "cpp_terminate" ||
+                    announced_abort(e);
+           }),
            ev.end());
   if (ev.empty()) cands->erase(it);
 }

@@ -174,6 +174,39 @@ TEST_F(TriageRules, ATracebackThatCarriesAnotherClassIsThatClass) {
   EXPECT_FALSE(Has(t["secondary"], "python_exception"));
 }
 
+// C++'s uncaught-exception report is a traceback too: its "what():" message decides, and the
+// SIGABRT that follows ("Aborted (core dumped)", however the launcher words it) says only how
+// the process died. Unprefixed, as ranks sharing one log print it, and rank-prefixed.
+TEST_F(TriageRules, AnUncaughtCppExceptionIsTheClassOfItsMessageAndItsAbortFollowsIt) {
+  const std::string steps = Steps(1, 20, Iso("2026-03-01T10:00:00Z"));
+  const std::string peer_lost =
+      "terminate called after throwing an instance of 'gloo::IoException'\n"
+      "  what():  [../third_party/gloo/gloo/transport/tcp/pair.cc:589] Read error [10.0.0.7]:4242: Connection reset by peer\n";
+  Json lost = Triage(steps + peer_lost + "run.sh: line 12: 4711 Aborted                 (core dumped) python train.py\n",
+                     "2026-03-01T11:00:00Z");
+  EXPECT_EQ(lost["class"], "nccl_error") << lost.dump(1);
+  EXPECT_FALSE(Has(lost["secondary"], "python_exception")) << lost.dump(1);
+  Json prefixed = Triage(steps + "1: terminate called after throwing an instance of 'gloo::IoException'\n"
+                                 "0: 2026-03-01 10:01:41,000 - INFO - waiting\n"
+                                 "1:   what():  [pair.cc:598] Connection closed by peer [10.0.0.7]:4242\n"
+                                 "srun: error: node3: task 1: Aborted (core dumped)\n",
+                         "2026-03-01T11:00:00Z");
+  EXPECT_EQ(prefixed["class"], "nccl_error") << prefixed.dump(1);
+  // A message that is no other class's evidence is the program's own failure, and so is a
+  // terminate without one; the abort stays evidence of it.
+  for (const std::string& report :
+       {std::string("terminate called after throwing an instance of 'std::runtime_error'\n  what():  bad shard index 7\n"),
+        std::string("terminate called without an active exception\n")}) {
+    Json own = Triage(steps + report + "Aborted (core dumped)\n", "2026-03-01T11:00:00Z");
+    EXPECT_EQ(own["class"], "python_exception") << own.dump(1);
+  }
+  // An abort that no C++ report announced is not explained away by a peer's lost connection.
+  Json bare = Triage(steps + "RuntimeError: [pair.cc:598] Connection closed by peer [10.0.0.7]:4242\n"
+                             "Aborted (core dumped)\n",
+                     "2026-03-01T11:00:00Z");
+  EXPECT_EQ(bare["class"], "python_exception") << bare.dump(1);
+}
+
 TEST_F(TriageRules, AnExceptionAmongTheLastLinesWithoutItsTracebackHeader) {
   const std::string log = Steps(1, 5, Iso("2026-03-01T10:00:00Z")) +
                           "    import flash_attn\nModuleNotFoundError: No module named 'flash_attn'\n";
