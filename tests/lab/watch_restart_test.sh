@@ -132,6 +132,24 @@ check "localhost (the only node) not excluded, with the reason" 'grep -q "keepin
 check "the hung job was cancelled" '[ "$("$MT" status "$J1" --config allow.yaml --json | "$PY" -c "import json,sys; print(json.load(sys.stdin)[\"state\"])")" = CANCELLED ]'
 check "the restart resumed from step 5 (its log)" 'grep -q "Restored checkpoint from step 5" ws/*'"$J1R"'*.log'
 check "the restart's triage: restored from step 5" '[ "$("$MT" triage "$J1R" --config allow.yaml --json | "$PY" -c "import json,sys; print(json.load(sys.stdin)[\"restored_from_step\"])")" = 5 ]'
+# goodput of the chain, asked of either attempt: 2 attempts, 1 interruption, the steps after the
+# checkpoint of step 5 redone, every part measured and the whole accounted for
+goodput_ok() {   # JOB CONFIG VIA MIN_APPROVAL_SECONDS
+  "$MT" perf "$1" --config "$2" --no-report --json | "$PY" -c '
+import json, sys
+g = json.load(sys.stdin)["goodput"]
+via, min_wait = sys.argv[1], float(sys.argv[2])
+a = g["attempts"]
+parts = sum(g[k] for k in ("productive_seconds", "startup_seconds", "checkpoint_seconds", "redone_seconds", "failure_seconds",
+                           "approval_seconds", "restart_seconds", "other_seconds"))
+ok = (len(a) == 2 and g["interruptions"] == 1 and a[0]["kept_through"] == 5 and a[1]["resumed_from"] == 5
+      and g["redone_steps"] == a[0]["last_step"] - 5 and a[1]["last_step"] == 14 and a[1]["approved_via"] == via
+      and g["approval_seconds"] >= min_wait and g["failure_seconds"] >= 8 and 0 < g["goodput_pct"] < 100
+      and g["productive_seconds"] > 0 and g["startup_seconds"] > 0 and abs(parts - g["total_seconds"]) <= 2)
+print(json.dumps({k: v for k, v in g.items() if k != "attempts"}), file=sys.stderr)
+sys.exit(0 if ok else 1)' "$3" "$4"
+}
+check "goodput of the policy-restarted run, from the restart and from the parent" 'goodput_ok "$J1R" allow.yaml policy 0 && goodput_ok "$J1" allow.yaml policy 0'
 
 # ---- 2. restart pending until mt approve; the watch killed meanwhile ---------------------------
 J2=$(submit forbid.yaml lab-b b) || { echo "FAIL submit 2"; exit 1; }
@@ -167,6 +185,8 @@ timeout 300 "$MT" watch "$J2" --config forbid.yaml --interval 1 --hang-seconds 8
 check "the new watch follows the approved restart to completion" 'grep -q "\"state\":\"submitted\"" w3.jsonl && grep -q "\"status\":\"completed\"" w3.jsonl'
 check "one restart job for plan $PLAN (no double submission)" '[ "$(grep -c "\"event\":\"submitted\".*\"plan_id\":\"$PLAN\"\|\"plan_id\":\"$PLAN\".*\"event\":\"submitted\"" ws/.mt/audit.jsonl)" = 1 ]'
 check "no finding repeated across the watches that kept their memory" '[ "$(cat w2.jsonl w2c.jsonl w3.jsonl | grep -c "\"kind\":\"decision\"")" = 1 ]'
+J2R=$("$PY" -c 'import json,sys; print([json.loads(l)["detail"]["job"] for l in open("w3.jsonl") if json.loads(l)["kind"]=="restart" and json.loads(l)["detail"].get("job")][0])' 2>/dev/null)
+check "goodput counts the wait for mt approve (at least the 2 s this test waited)" 'goodput_ok "$J2R" forbid.yaml terminal 2'
 # ---- 3. watch_job as an MCP task ------------------------------------------------------------------
 if [ -n "$NODE_DIR" ] && [ -d "$NODE_DIR/node_modules/@modelcontextprotocol/ext-tasks" ]; then
   AGENT_SECRET=agent-$RANDOM-$RANDOM

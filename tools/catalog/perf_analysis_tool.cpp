@@ -4,6 +4,7 @@
 
 #include "mcp/call_context.h"
 #include "tools/catalog/answer_budget.h"
+#include "tools/gate/run_chain.h"
 
 namespace mt::tools {
 namespace {
@@ -31,6 +32,7 @@ void Bound(Json& out, size_t max_tokens) {
   cap(out["artifacts"]["xplane_profiles"], 2, "xplane profile runs beyond 2");
   cap(out["artifacts"]["tensorboard_event_files"], 2, "event files beyond 2");
   for (auto& p : out["artifacts"]["xplane_profiles"]) cap(p["files"], 2, "xplane file names");
+  if (out.contains("goodput") && out["goodput"].is_object()) cap(out["goodput"]["attempts"], 4, "chain attempts beyond 4");
   cap(out["notes"], 3, "notes beyond 3");
   budget.Finish();
 }
@@ -47,26 +49,37 @@ PerfOptions PerfOptionsFrom(const PerfInput& in) {
   return o;
 }
 
+PerfReport AnalyzeJobPerf(const std::filesystem::path& workspace, const std::filesystem::path& approvals_dir,
+                          const PerfInput& in) {
+  PerfReport r = AnalyzePerf(Workspace(workspace).Resolve(in.job), PerfOptionsFrom(in));
+  const std::filesystem::path dir = approvals_dir.empty() ? workspace / ".mt" / "approvals" : approvals_dir;
+  if (auto g = GoodputOfRun(workspace, dir, r.answer.job.id.empty() ? in.job : r.answer.job.id, in.now.value_or(""))) {
+    r.answer.goodput = *g;
+    r.structured = mcp::Encode(r.answer);
+  }
+  return r;
+}
+
 std::string BoundPerfAnswer(const PerfInput& in, Json& out) {
   Bound(out, in.detail == "full" ? kFullTokens : kDefaultTokens);
   return PerfText(out);
 }
 
-mcp::Tool PerfAnalysisTool(const std::filesystem::path& workspace) {
+mcp::Tool PerfAnalysisTool(const std::filesystem::path& workspace, const std::filesystem::path& approvals_dir) {
   return mcp::MakeTypedTool<PerfInput, PerfAnswer>(
       {.name = "perf_analysis",
        .title = "Steady-state throughput of a job",
        .description = kDescription,
        // It writes (and rewrites) only its own report file in the job directory.
        .annotations = mcp::ToolAnnotations{false, false, true, false}},
-      [workspace](const PerfInput& in, mcp::CallContext&) {
-        return AnalyzePerf(Workspace(workspace).Resolve(in.job), PerfOptionsFrom(in)).answer;
+      [workspace, approvals_dir](const PerfInput& in, mcp::CallContext&) {
+        return AnalyzeJobPerf(workspace, approvals_dir, in).answer;
       },
       BoundPerfAnswer);
 }
 
 void RegisterPerfAnalysis(mcp::Registry& registry, const ProductOptions& options) {
-  registry.AddTool(PerfAnalysisTool(options.workspace));
+  registry.AddTool(PerfAnalysisTool(options.workspace, options.approvals.approvals_dir));
 }
 
 }  // namespace mt::tools

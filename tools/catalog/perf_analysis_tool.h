@@ -41,9 +41,15 @@ struct PerfInput {
   }
 };
 
-mcp::Tool PerfAnalysisTool(const std::filesystem::path& workspace);
+// `approvals_dir`: where restart plans are recorded (empty: <workspace>/.mt/approvals); the
+// answer's goodput section reads the chain of a restarted run from there.
+mcp::Tool PerfAnalysisTool(const std::filesystem::path& workspace, const std::filesystem::path& approvals_dir = {});
 void RegisterPerfAnalysis(mcp::Registry& registry, const ProductOptions& options);
 
+// perf_analysis's answer for an input: AnalyzePerf of the job, and the goodput of the run
+// when the job is one attempt of a restarted run.
+PerfReport AnalyzeJobPerf(const std::filesystem::path& workspace, const std::filesystem::path& approvals_dir,
+                          const PerfInput& input);
 // The options an input asks for (the schema already bounded every value).
 PerfOptions PerfOptionsFrom(const PerfInput& input);
 // Bounds an encoded answer to 2,000 tokens (20,000 with detail: full); returns its text.

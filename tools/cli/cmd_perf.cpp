@@ -34,7 +34,7 @@ int RunPerf(const std::vector<std::string>& args) {
     Config config = ResolveConfig(flags.value("config"), flags.value("workspace"));
     a["job"] = flags.positional()[0];
     const PerfInput in = ValidatedInput<PerfInput>(PerfAnalysisTool(config.workspace), a);
-    Json out = AnalyzePerf(Workspace(config.workspace).Resolve(in.job), PerfOptionsFrom(in)).structured;
+    Json out = AnalyzeJobPerf(config.workspace, config.ApprovalsDir(), in).structured;
     BoundPerfAnswer(in, out);
     if (flags.has("json")) std::cout << out.dump() << "\n";
     else std::cout << PerfText(out) << "\n";

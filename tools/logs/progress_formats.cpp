@@ -32,9 +32,11 @@ const std::vector<ProgressFormat>& ProgressFormats() {
       {"hf_trainer", "'step': ", true, R"('step': (\d+))", nullptr, 1, nullptr, nullptr, nullptr,
        R"('loss': ([\d.Ee+-]+))"},
       // Plain training loops: "Step: 175 | Loss: 7.53 | Tokens per second: 7610.15",
-      // "step 120/5000, loss 2.31", "Step [120/5000] - train_loss: 2.31".
+      // "step 120/5000, loss 2.31", "Step [120/5000] - train_loss: 2.31"; a step time in
+      // seconds when they print one ("step_time 0.209s", "time: 1.52 s").
       {"step_loss", "tep", false,
-       R"((?i)\bstep\s*[:=]?\s*\[?\s*(\d+)(?:\s*/\s*(\d+))?\s*\]?\s*[|,;-]?\s*(?:train[_ ])?loss\b)", nullptr, 1,
+       R"((?i)\bstep\s*[:=]?\s*\[?\s*(\d+)(?:\s*/\s*(\d+))?\s*\]?\s*[|,;-]?\s*(?:train[_ ])?loss\b)",
+       R"((?i)\b(?:step[_ ]?)?time\s*[:=]?\s*([\d.]+)\s*s\b)", 1,
        R"((?i)\bTFLOPs?:\s*([\d.]+))", R"((?i)\bMFU(?: \(%\))?:\s*([\d.]+))", R"((?i)\btokens per second:\s*([\d.]+))",
        R"((?i)\bloss\s*[:=]?\s*([\d.Ee+-]+))"},
   };

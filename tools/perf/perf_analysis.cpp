@@ -429,6 +429,20 @@ std::string PerfText(const Json& s) {
     t += "\n    " + str(h["file"]) + ": " + str(h["collectives"]) + " collectives (" + str(h["async_collectives"]) + " async)";
     for (const auto& k : h["by_kind"]) t += "; " + str(k["op"]) + " " + str(k["count"]);
   }
+  if (s.contains("goodput") && s["goodput"].is_object()) {
+    const Json& g = s["goodput"];
+    t += "\n  goodput of the run: " + str(g["goodput_pct"]) + " % productive of " + str(g["total_seconds"]) + " s over " +
+         std::to_string(g["attempts"].size()) + " attempts, " + str(g["interruptions"]) + " interruptions; lost: startup " +
+         str(g["startup_seconds"]) + " s, checkpoints " + str(g["checkpoint_seconds"]) + " s, redone " + str(g["redone_steps"]) +
+         " steps " + str(g["redone_seconds"]) + " s, failures " + str(g["failure_seconds"]) + " s, approval " +
+         str(g["approval_seconds"]) + " s, restarts " + str(g["restart_seconds"]) + " s, other " + str(g["other_seconds"]) + " s";
+    for (const auto& a : g["attempts"])
+      t += "\n    attempt " + str(a["attempt"]) + ": job " + str(a["job"]) + " steps " + str(a["first_step"]) + ".." +
+           str(a["last_step"]) + (a["resumed_from"].is_null() ? "" : " (resumed from " + str(a["resumed_from"]) + ")") + ", " +
+           str(a["class"]) + "/" + str(a["status"]) +
+           (a["approved_via"].is_null() ? "" : ", restart approved via " + str(a["approved_via"]) + " after " +
+                                                   str(a["approval_wait_seconds"]) + " s");
+  }
   if (s["trace"].is_object()) {
     const Json& tr = s["trace"];
     t += "\n  trace (" + str(tr["format"]) + ", " + str(tr["steady_steps"]) + " steady steps, " + std::to_string(tr["ranks"].size()) +

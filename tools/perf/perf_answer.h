@@ -298,6 +298,58 @@ struct TraceSection {
   }
 };
 
+struct GoodputAttemptView {
+  std::string job;
+  int64_t attempt = 0;
+  Nullable<int64_t> first_step, last_step, resumed_from, kept_through;
+  int64_t redone_steps = 0;
+  std::string cls, status;
+  Nullable<std::string> approved_via;
+  Nullable<double> approval_wait_seconds;
+  template <class F>
+  static void Fields(F& f) {
+    f("job", &GoodputAttemptView::job);
+    f("attempt", &GoodputAttemptView::attempt, {.description = "0: the original job; k: its k-th restart"});
+    f("first_step", &GoodputAttemptView::first_step);
+    f("last_step", &GoodputAttemptView::last_step);
+    f("resumed_from", &GoodputAttemptView::resumed_from, {.description = "the checkpoint step its restart plan resumed from"});
+    f("kept_through", &GoodputAttemptView::kept_through,
+      {.description = "its steps up to here were kept; later ones were redone by the next attempt (null: all kept)"});
+    f("redone_steps", &GoodputAttemptView::redone_steps);
+    f("class", &GoodputAttemptView::cls);
+    f("status", &GoodputAttemptView::status);
+    f("approved_via", &GoodputAttemptView::approved_via, {.description = "how its restart plan was approved"});
+    f("approval_wait_seconds", &GoodputAttemptView::approval_wait_seconds);
+  }
+};
+
+struct GoodputView {
+  double total_seconds = 0, productive_seconds = 0, goodput_pct = 0;
+  double startup_seconds = 0, checkpoint_seconds = 0, redone_seconds = 0, failure_seconds = 0;
+  double approval_seconds = 0, restart_seconds = 0, other_seconds = 0;
+  int64_t interruptions = 0, redone_steps = 0;
+  std::vector<GoodputAttemptView> attempts;
+  std::vector<std::string> notes;
+  template <class F>
+  static void Fields(F& f) {
+    f("total_seconds", &GoodputView::total_seconds, {.description = "first attempt's start to the last one's end"});
+    f("productive_seconds", &GoodputView::productive_seconds, {.description = "kept steps at the median step time"});
+    f("goodput_pct", &GoodputView::goodput_pct);
+    f("startup_seconds", &GoodputView::startup_seconds,
+      {.description = "before each attempt's first step, plus that step's excess (init, compile, restore)"});
+    f("checkpoint_seconds", &GoodputView::checkpoint_seconds, {.description = "excess of steps next to a checkpoint save"});
+    f("redone_seconds", &GoodputView::redone_seconds, {.description = "steps lost to a failure and done again"});
+    f("failure_seconds", &GoodputView::failure_seconds, {.description = "from a failed attempt's last step to its end"});
+    f("approval_seconds", &GoodputView::approval_seconds, {.description = "restart plans waiting for a human"});
+    f("restart_seconds", &GoodputView::restart_seconds, {.description = "the rest of the gaps between attempts"});
+    f("other_seconds", &GoodputView::other_seconds);
+    f("interruptions", &GoodputView::interruptions);
+    f("redone_steps", &GoodputView::redone_steps);
+    f("attempts", &GoodputView::attempts, {.description = "the chain, oldest first"});
+    f("notes", &GoodputView::notes);
+  }
+};
+
 struct ReportLink {
   std::string path, url;
   template <class F>
@@ -321,6 +373,7 @@ struct PerfAnswer {
   OverheadView periodic_overhead;
   ArtifactsView artifacts;
   Nullable<TraceSection> trace;
+  Nullable<GoodputView> goodput;
   Nullable<ReportLink> report;
   std::vector<std::string> notes;
   std::string verdict;
@@ -342,6 +395,8 @@ struct PerfAnswer {
     f("periodic_overhead", &PerfAnswer::periodic_overhead);
     f("artifacts", &PerfAnswer::artifacts);
     f("trace", &PerfAnswer::trace, {.description = "the step decomposition from the job's profiler trace, when it has one"});
+    f("goodput", &PerfAnswer::goodput,
+      {.description = "when the job is one attempt of a restarted run: productive vs lost time over the chain"});
     f("report", &PerfAnswer::report);
     f("notes", &PerfAnswer::notes);
     f("verdict", &PerfAnswer::verdict);
