@@ -21,7 +21,16 @@ pid_t Spawn(const std::vector<std::string>& argv, const SpawnOptions& o, std::st
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   const pid_t parent = getpid();
+  // Until it execs, the child would run this process's handlers: a SIGTERM sent to the job
+  // then sets a flag in a copy of memory about to be replaced, and the signal is lost (seen:
+  // a cancel that arrived while a task was being started left the task and its training
+  // running). So every signal waits, blocked, until the child's handlers are the defaults;
+  // one sent meanwhile then acts as it would on the program.
+  sigset_t all, old_mask;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old_mask);
   const pid_t pid = fork();
+  if (pid != 0) pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   if (pid < 0) return *error = std::string("fork: ") + std::strerror(errno), -1;
   if (pid == 0) {
     if (o.own_group) setpgid(0, 0);
@@ -45,7 +54,12 @@ pid_t Spawn(const std::vector<std::string>& argv, const SpawnOptions& o, std::st
   }
   close(fail[1]);
   int e = 0;
-  const bool failed = read(fail[0], &e, sizeof e) == sizeof e;
+  ssize_t got;
+  // Interrupted by our own handler (a cancel), the read must go on: returning before the
+  // exec would leave a signal for the child to a window where it could not act on it.
+  while ((got = read(fail[0], &e, sizeof e)) < 0 && errno == EINTR) {
+  }
+  const bool failed = got == static_cast<ssize_t>(sizeof e);
   close(fail[0]);
   if (failed) {
     waitpid(pid, nullptr, 0);

@@ -153,6 +153,7 @@ int RunTask(const Plan& p, const std::string& plan_path) {
 
   SpawnOptions so;
   so.own_group = true;   // signals reach it through this task, so observers stop after it
+  so.die_with_parent = true;   // a task killed outright (the stage's SIGKILL) takes it along
   for (const auto& [k, v] : vars) so.env[k] = v;
   std::string err;
   int code;

@@ -65,6 +65,11 @@ class LocalBackend : public Backend {
       signal(SIGPIPE, SIG_DFL);
       signal(SIGINT, SIG_DFL);
       signal(SIGTERM, SIG_DFL);
+      // A mask survives exec: `mt serve` blocks SIGTERM in every thread (it sigwait()s), and
+      // a job started with it blocked would never see its cancel.
+      sigset_t none;
+      sigemptyset(&none);
+      sigprocmask(SIG_SETMASK, &none, nullptr);
       execv(argv[0], argv.data());
       const int e = errno;
       (void)!write(fail[1], &e, sizeof e);

@@ -3,6 +3,7 @@
 // Every attack from the issue is tried here and must fail with its refusal audited.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <fstream>
 #include <thread>
@@ -450,6 +451,31 @@ TEST_F(ApprovalTools, AnUnwritableAuditLogSubmitsNothing) {
   Json c = Modern(Submit(EchoArgs({"steps=1"})), {}, "ci-bot", "ci");
   EXPECT_TRUE(c["result"].value("isError", false)) << c.dump();
   EXPECT_EQ(JobDirs(), 0);
+}
+
+// mt serve blocks SIGTERM in every thread (it sigwait()s for it); a mask survives fork and
+// exec, so a local job started from such a thread must still be started with it unblocked, or
+// its cancel is never seen.
+TEST_F(ApprovalTools, ALocalJobStartedFromAThreadThatBlocksSignalsObeysItsCancel) {
+  Json s = Modern(Submit({{"model", "sleeper"}, {"backend", "local"}, {"passthrough", {"60"}}}))["result"]["structuredContent"];
+  approval::PlanRecord rec;
+  std::string err = "not run";
+  std::thread([&] {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, nullptr);
+    err = Decide(env_, s["plan_id"], s["plan_hash"], true, kAlice, "terminal", "", &rec);
+  }).join();
+  ASSERT_EQ(err, "");
+  Json st;
+  for (int i = 0; i < 800 && ((void)launch::JobStatus(ws_, rec.job_id, &st), st["state"] != "RUNNING"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  ASSERT_EQ(st["state"], "RUNNING");
+  std::string msg;
+  ASSERT_TRUE(launch::CancelJob(ws_, rec.job_id, &msg).ok()) << msg;
+  for (int i = 0; i < 800 && ((void)launch::JobStatus(ws_, rec.job_id, &st), st["state"] == "RUNNING"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  EXPECT_NE(st["state"], "RUNNING") << st.dump();
 }
 
 TEST_F(ApprovalTools, CancelNeedsAJobOfThisWorkspaceAndAnApproval) {
