@@ -131,4 +131,25 @@ void Registry::Notify(ListKind kind) {
   for (const auto& l : copy) l(kind);
 }
 
+int Registry::AddUpdateListener(UpdateListener listener) {
+  std::lock_guard lock(listeners_mu_);
+  const int id = next_listener_++;
+  update_listeners_.emplace_back(id, std::move(listener));
+  return id;
+}
+
+void Registry::RemoveUpdateListener(int id) {
+  std::lock_guard lock(listeners_mu_);
+  std::erase_if(update_listeners_, [id](const auto& p) { return p.first == id; });
+}
+
+void Registry::ResourceChanged(const std::string& uri) {
+  std::vector<UpdateListener> copy;
+  {
+    std::lock_guard lock(listeners_mu_);
+    for (const auto& [id, l] : update_listeners_) copy.push_back(l);
+  }
+  for (const auto& l : copy) l(uri);
+}
+
 }  // namespace mt::mcp

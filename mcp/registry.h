@@ -17,9 +17,12 @@ namespace mt::mcp {
 
 enum class ListKind { kTools, kResources, kPrompts };
 
-class Registry {
+// Owned by a shared_ptr (the server's), so that work that outlives a call — a background
+// watch — can hold it weakly and tell subscribers of a change only while it exists.
+class Registry : public std::enable_shared_from_this<Registry> {
  public:
   using Listener = std::function<void(ListKind)>;
+  using UpdateListener = std::function<void(const std::string& uri)>;
 
   void AddTool(Tool tool);                 // replaces a tool of the same name
   bool RemoveTool(const std::string& name);
@@ -43,6 +46,12 @@ class Registry {
   int AddListener(Listener listener);
   void RemoveListener(int id);
 
+  // A resource's content changed (not the catalogue): update listeners learn of it, which is
+  // how subscribers get `notifications/resources/updated`.
+  void ResourceChanged(const std::string& uri);
+  int AddUpdateListener(UpdateListener listener);
+  void RemoveUpdateListener(int id);
+
  private:
   void Notify(ListKind kind);
 
@@ -55,6 +64,7 @@ class Registry {
   std::mutex listeners_mu_;
   int next_listener_ = 1;
   std::vector<std::pair<int, Listener>> listeners_;
+  std::vector<std::pair<int, UpdateListener>> update_listeners_;
 };
 
 }  // namespace mt::mcp

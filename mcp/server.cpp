@@ -99,6 +99,7 @@ Server::Server(ServerInfo info, std::shared_ptr<Registry> registry, ServerOption
       sealer_(options_.request_state_key, options_.request_state_ttl),
       tasks_(std::make_unique<TaskStore>(options_.tasks)) {
   listener_id_ = registry_->AddListener([this](ListKind k) { OnRegistryChange(k); });
+  update_listener_id_ = registry_->AddUpdateListener([this](const std::string& uri) { ResourceUpdated(uri); });
 }
 
 Server::~Server() {
@@ -106,6 +107,7 @@ Server::~Server() {
   tasks_->CancelAll();
   task_threads_.JoinAll();
   registry_->RemoveListener(listener_id_);
+  registry_->RemoveUpdateListener(update_listener_id_);
 }
 
 Json Server::Capabilities() const {

@@ -169,6 +169,7 @@ class Server {
   std::unique_ptr<TaskStore> tasks_;
   TaskThreads task_threads_;
   int listener_id_ = 0;
+  int update_listener_id_ = 0;
 
   std::mutex sessions_mu_;
   std::list<std::weak_ptr<LegacySession>> sessions_;

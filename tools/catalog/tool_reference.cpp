@@ -112,6 +112,11 @@ std::string ToolReferenceMarkdown(const mcp::Registry& registry) {
   std::sort(resources.begin(), resources.end(), [](const auto& a, const auto& b) { return a->uri < b->uri; });
   out += "\n## Resources\n\n| uri | type | description |\n|---|---|---|\n";
   for (const auto& r : resources) out += "| `" + r->uri + "` | " + r->mime_type + " | " + Cell(r->title) + " |\n";
+  auto templates = registry.ResourceTemplates();
+  std::sort(templates.begin(), templates.end(), [](const auto& a, const auto& b) { return a->uri_template < b->uri_template; });
+  if (!templates.empty()) out += "\n## Resource templates\n\n| uri template | type | description |\n|---|---|---|\n";
+  for (const auto& t : templates)
+    out += "| `" + t->uri_template + "` | " + t->mime_type + " | " + Cell(t->description) + " |\n";
   return out;
 }
 

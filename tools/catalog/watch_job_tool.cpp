@@ -26,11 +26,13 @@ constexpr const char* kDescription =
     "its reason. A restart of a job mt submitted is the job's own plan again from its last checkpoint, without the "
     "blamed hosts, through the approval gate: it runs when the server's policy.supervisor allows it, else it waits for "
     "a human (never for you: tell the user the plan id). With the MCP Tasks extension the watch is a task (progress per "
-    "finding); otherwise it runs in the background here and action status reads its findings. action list shows every "
+    "finding); otherwise it runs in the background here, action status reads its findings and a subscription to the "
+    "watch's resource (mt://watches/CHAIN) is notified of each new one. action list shows every "
     "watch of the workspace; once looks one time.";
 
 constexpr size_t kMaxBackgroundWatches = 16;
 constexpr size_t kStatusFindings = 50;
+constexpr const char* kWatchUriPrefix = "mt://watches/";
 
 // The watches this server runs in the background (clients without the Tasks extension).
 struct Background {
@@ -69,6 +71,7 @@ WatchFindingView ViewOf(int64_t now, const WatchFinding& f) {
 WatchView ReadChain(const fs::path& dir, bool with_findings) {
   WatchView v;
   v.chain = dir.filename().string();
+  v.resource = kWatchUriPrefix + v.chain;
   v.state = "idle";
   std::ifstream in(dir / "memory.json");
   const Json m = in ? Json::parse(in, nullptr, false) : Json();
@@ -115,13 +118,16 @@ std::string Loop(JobWatch& watch, double interval, double timeout, const std::fu
   }
 }
 
-WatchJobAnswer Watch(const ProductOptions& options, const WatchJobInput& in, mcp::CallContext& ctx) {
+// `registry`: where a background watch tells subscribers of its resource about each finding.
+WatchJobAnswer Watch(const ProductOptions& options, const WatchJobInput& in, mcp::CallContext& ctx,
+                     const std::weak_ptr<mcp::Registry>& registry) {
   if (!in.job) throw std::invalid_argument("action watch needs a job");
   const double interval = in.interval_seconds.value_or(30), timeout = in.timeout_seconds.value_or(86400);
   auto watch = std::make_unique<JobWatch>(EnvOf(options), *in.job, OptionsOf(in, ctx));   // throws: the reason
   WatchJobAnswer a{"watch", {}, ""};
   WatchView v;
   v.chain = watch->chain();
+  v.resource = kWatchUriPrefix + fs::path(watch->dir()).filename().string();
   std::vector<WatchFindingView> findings;
   auto collect = [&](int64_t now, const WatchFinding& f) {
     findings.push_back(ViewOf(now, f));
@@ -154,16 +160,24 @@ WatchJobAnswer Watch(const ProductOptions& options, const WatchJobInput& in, mcp
     Watches()[bg->chain] = bg;
   }
   const fs::path dir = watch->dir();
-  std::thread([bg, w = std::shared_ptr<JobWatch>(std::move(watch)), interval, timeout] {
+  const std::string uri = kWatchUriPrefix + bg->chain;
+  std::thread([bg, w = std::shared_ptr<JobWatch>(std::move(watch)), interval, timeout, registry, uri] {
+    // Each finding (already in the chain's outbox, which the resource reads) and the end.
+    auto tell = [&registry, &uri] {
+      if (auto r = registry.lock()) r->ResourceChanged(uri);
+    };
     std::string state;
     try {
-      state = Loop(*w, interval, timeout, [bg] { return bg->stop.load(); }, [](int64_t, const WatchFinding&) {});
+      state = Loop(*w, interval, timeout, [bg] { return bg->stop.load(); }, [&tell](int64_t, const WatchFinding&) { tell(); });
     } catch (const std::exception&) {
       state = "stopped";
     }
-    std::lock_guard<std::mutex> l(bg->mu);
-    bg->state = state;
-    bg->done = true;
+    {
+      std::lock_guard<std::mutex> l(bg->mu);
+      bg->state = state;
+      bg->done = true;
+    }
+    tell();
   }).detach();
   WatchView now = ReadChain(dir, true);
   a.message = "watching " + now.job + " in the background of this server (every " + std::to_string(static_cast<int64_t>(interval)) +
@@ -187,8 +201,9 @@ fs::path ChainDir(const ProductOptions& o, const std::string& job) {
   throw std::invalid_argument("no watch of job '" + job + "' in this workspace");
 }
 
-WatchJobAnswer Call(const ProductOptions& options, const WatchJobInput& in, mcp::CallContext& ctx) {
-  if (in.action == "watch") return Watch(options, in, ctx);
+WatchJobAnswer Call(const ProductOptions& options, const WatchJobInput& in, mcp::CallContext& ctx,
+                    const std::weak_ptr<mcp::Registry>& registry) {
+  if (in.action == "watch") return Watch(options, in, ctx, registry);
   WatchJobAnswer a{in.action, {}, ""};
   if (in.action == "list") {
     std::error_code ec;
@@ -221,6 +236,23 @@ WatchJobAnswer Call(const ProductOptions& options, const WatchJobInput& in, mcp:
 }  // namespace
 
 void RegisterWatchJob(mcp::Registry& registry, const ProductOptions& options) {
+  // A registry that is not owned by a shared_ptr (a test's) gets no notifications.
+  const std::weak_ptr<mcp::Registry> weak = registry.weak_from_this();
+  registry.AddResourceTemplate(
+      {.uri_template = std::string(kWatchUriPrefix) + "{chain}",
+       .name = "watch",
+       .title = "A job watch's state and findings",
+       .description = "What watch_job action status answers for one chain (its last 50 findings), as JSON. Subscribe "
+                      "to be notified of each new finding of a watch running in this server.",
+       .mime_type = "application/json",
+       .read = [options](const std::string& uri, const std::map<std::string, std::string>& vars, mcp::CallContext&) {
+         const std::string chain = vars.count("chain") ? vars.at("chain") : "";
+         // (a template variable never spans '/'; "." and ".." are not chains either)
+         if (chain.empty() || chain == "." || chain == ".." || !fs::is_directory(options.workspace / ".mt" / "watch" / chain))
+           return std::vector<mcp::ResourceContents>{};   // the server answers "resource not found"
+         const WatchView v = ReadChain(options.workspace / ".mt" / "watch" / chain, true);
+         return std::vector<mcp::ResourceContents>{{uri, "application/json", mcp::Encode(v).dump(), std::nullopt}};
+       }});
   registry.AddTool(mcp::MakeTypedTool<WatchJobInput, WatchJobAnswer>(
       {.name = "watch_job",
        .title = "Supervise a running job (restarts through the approval gate)",
@@ -229,7 +261,7 @@ void RegisterWatchJob(mcp::Registry& registry, const ProductOptions& options) {
        // (one watcher per job; asking again finds the same restart plan), an open world.
        .annotations = mcp::ToolAnnotations{false, false, true, true},
        .task_support = mcp::TaskSupport::kOptional},
-      [options](const WatchJobInput& in, mcp::CallContext& ctx) { return Call(options, in, ctx); },
+      [options, weak](const WatchJobInput& in, mcp::CallContext& ctx) { return Call(options, in, ctx, weak); },
       [](const WatchJobAnswer& a) {
         std::string t = "watch_job " + a.action + ": " + a.message;
         for (const auto& w : a.watches) {

@@ -59,7 +59,7 @@ struct WatchFindingView {
 };
 
 struct WatchView {
-  std::string chain, job, state;
+  std::string chain, job, state, resource;
   int64_t restarts = 0;
   mcp::Nullable<std::string> decision, pending_plan;
   std::vector<WatchFindingView> findings;
@@ -70,6 +70,9 @@ struct WatchView {
     f("state", &WatchView::state,
       {.description = "watching (this server), ended, timeout, cancelled, stopped, or idle (nobody here watches it)",
        .one_of = {"watching", "ended", "timeout", "cancelled", "stopped", "idle"}});
+    f("resource", &WatchView::resource,
+      {.description = "mt://watches/CHAIN: its findings; subscribe (resources/subscribe or subscriptions/listen) to be "
+                      "notified (notifications/resources/updated) of each new one"});
     f("restarts", &WatchView::restarts);
     f("decision", &WatchView::decision, {.description = "the last decision's action"});
     f("pending_plan", &WatchView::pending_plan, {.description = "a restart plan waiting for a human (mt approve ID)"});

@@ -2,6 +2,11 @@
 // outputs that validate against their own outputSchema, and errors the model can fix.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <ctime>
+#include <fstream>
+#include <mutex>
+
 #include <chrono>
 #include <thread>
 
@@ -9,11 +14,13 @@
 #include "mcp/schema_validator.h"
 #include "test_util.h"
 #include "mcp/server.h"
+#include "mcp/session.h"
 #include "mcp/tasks.h"
 #include "tools/catalog/list_jobs_tool.h"
 #include "tools/catalog/product_tools.h"
 #include "tools/catalog/read_log_tool.h"
 #include "tools/catalog/triage_log_tool.h"
+#include "tools/common/iso_time.h"
 
 namespace mt::tools {
 namespace {
@@ -196,6 +203,84 @@ TEST_F(ToolsMcp, QueryTsdbRunsAsATaskForClientsThatNegotiatedTasks) {
                                          {"io.modelcontextprotocol/clientCapabilities",
                                           {{"extensions", {{mcp::kTasksExtension, Json::object()}}}}}}}}}};
   EXPECT_EQ((*server.Handle(foreign, other))["error"]["code"], mcp::kInvalidParams);
+}
+
+
+// A watch in the background of the server (a client without the Tasks extension) tells the
+// sessions subscribed to its resource about each finding; reading the resource gives them.
+TEST_F(ToolsMcp, ABackgroundWatchNotifiesTheSubscribersOfItsResource) {
+  auto registry = std::make_shared<mcp::Registry>();
+  ProductOptions o{ws_};
+  RegisterProductTools(*registry, o);
+  mcp::Server server(mcp::ServerInfo{}, registry);
+  std::mutex mu;
+  std::vector<Json> notes;
+  auto session = std::make_shared<mcp::LegacySession>("watcher");
+  session->SetNotifier([&](const Json& m) {
+    std::lock_guard<std::mutex> lock(mu);
+    notes.push_back(m);
+    return true;
+  });
+  session->Initialize("2025-11-25", Json::object(), nullptr);
+  server.Attach(session);
+  // A job that runs: steps up to now, then (after the watch began) a failure and its end.
+  auto stamp = [](int64_t ago) {
+    std::string t = FormatIso8601(static_cast<int64_t>(std::time(nullptr)) - ago);
+    t[10] = ' ';
+    t.pop_back();
+    return t + ",000";
+  };
+  const fs::path log = ws_ / "777001-JAX-live.log";
+  {
+    std::ofstream out(log);
+    for (int i = 1; i <= 5; ++i)
+      out << stamp(6 - i) << " - INFO - completed step: " << i
+          << ", seconds: 1.0, TFLOP/s/device: 900.0, MFU: 36.00%, Tokens/s/device: 3290.5, loss: 7.1\n";
+  }
+  auto modern = [&](const std::string& method, Json params) {
+    params["_meta"] = {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                       {"io.modelcontextprotocol/clientCapabilities", Json::object()}};
+    mcp::RequestEnv env;
+    env.principal = mcp::Principal{"agent-1", "agent", true};
+    auto r = server.Handle({{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}}, env);
+    return r ? *r : Json();
+  };
+  Json started = modern("tools/call", {{"name", "watch_job"},
+                                       {"arguments", {{"action", "watch"}, {"job", "777001"}, {"interval_seconds", 1}, {"hang_seconds", 600}}}});
+  ASSERT_FALSE(started["result"].value("isError", false)) << started.dump();
+  const std::string uri = started["result"]["structuredContent"]["watches"][0].value("resource", "");
+  ASSERT_EQ(uri.rfind("mt://watches/", 0), 0u) << started.dump();
+  session->Subscribe(uri);
+  {
+    std::ofstream out(log, std::ios::app);
+    out << stamp(0) << " - ERROR - Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\n"
+        << "ValueError: boom\n" << stamp(0) << " - INFO - Job end: exit code 1\n";
+  }
+  bool told = false;
+  for (int i = 0; i < 300 && !told; ++i) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      for (const auto& n : notes) told |= n.value("method", "") == "notifications/resources/updated" && n["params"]["uri"] == uri;
+    }
+    if (!told) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(told);
+  // The resource holds the end the notification announced.
+  Json read;
+  for (int i = 0; i < 200; ++i) {
+    read = modern("resources/read", {{"uri", uri}});
+    if (read["result"]["contents"][0].value("text", "").find("\"ended\"") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const Json view = Json::parse(read["result"]["contents"][0].value("text", "{}"));
+  EXPECT_EQ("mt://watches/" + view.value("chain", ""), uri) << read.dump();
+  EXPECT_EQ(view["state"], "ended") << read.dump();
+  ASSERT_FALSE(view["findings"].empty()) << read.dump();
+  EXPECT_TRUE(std::any_of(view["findings"].begin(), view["findings"].end(), [](const Json& f) { return f["kind"] == "ended"; }))
+      << read.dump();
+  // No such watch: resource not found, not an empty answer.
+  EXPECT_TRUE(modern("resources/read", {{"uri", "mt://watches/nobody"}}).contains("error"));
+  server.Detach(session.get());
 }
 
 }  // namespace
