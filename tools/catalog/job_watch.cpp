@@ -15,6 +15,7 @@
 #include "base/sha256.h"
 #include "launcher/approval/audit.h"
 #include "launcher/launch/submit.h"
+#include "tools/catalog/query_tsdb_tool.h"
 #include "tools/gate/restart_request.h"
 #include "tools/logs/triage.h"
 #include "tools/supervise/node_ledger.h"
@@ -206,6 +207,31 @@ void JobWatch::ProbeRestart() {
   if (rec.state == "pending" || rec.state == "approved" || rec.state == "submitted") memory_.restart_plan = rec.id;
 }
 
+void JobWatch::AttributeFromTsdb(Json* triage) {
+  // Only when a decision is near (a failure or a hang; a running job decides nothing) and
+  // the attempt has metrics of its own: Prometheus starts on them, seconds, once per attempt.
+  const std::string status = triage->value("status", ""), cls = triage->value("class", "");
+  if (memory_.decided || (status == "running" && cls != "hang") || status == "completed" || !job_.has_tsdb) return;
+  if (attributed_for_ != target_) {
+    attributed_for_ = target_;
+    attribution_ = nullptr;
+    try {
+      QueryTsdbInput in;
+      in.job = target_;
+      in.mode = "playbook";
+      in.playbook = "auto";
+      const QueryAnswer a = QueryTsdbAnswer(job_, in, DefaultTsdbManager(), {}, nullptr);
+      Json culprits = Json::array();
+      for (const auto& c : a.culprits.value_or(std::vector<QueryCulprit>{}))
+        culprits.push_back({{"host", c.host}, {"family", c.family}, {"confidence", c.confidence}, {"metric", c.metric}});
+      attribution_ = {{"family", a.family.value_or("unknown")}, {"culprits", culprits}};
+    } catch (const std::exception& e) {
+      options_.warn("no TSDB attribution for job " + target_ + ": " + e.what());
+    }
+  }
+  if (!attribution_.is_null()) (*triage)["tsdb_attribution"] = attribution_;
+}
+
 bool JobWatch::Look(const Sink& sink) {
   const int64_t now = launch::approval::UnixNow();
   bool finished = false;
@@ -216,6 +242,7 @@ bool JobWatch::Look(const Sink& sink) {
     // meanwhile is reported, and its restart is no longer needed.
     Json args = {{"job", target_}, {"now", launch::approval::IsoUtc(now)}};
     Json triage = TriageLogStructured(job_, args);
+    AttributeFromTsdb(&triage);
     const std::string state = BackendState();
     WatchTick tick = Observe(memory_, target_, state, triage, options_.rules);
     for (const WatchFinding& f : tick.findings) {

@@ -70,6 +70,11 @@ class JobWatch {
   std::filesystem::path dir_;         // <workspace>/.mt/watch/<chain key>
   int lock_fd_ = -1;
   std::string probed_for_, probe_id_;   // the attempt whose restart plan id is known, and that id
+  // The job's own TSDB's answer to "which host died" (query_tsdb playbook auto), asked once
+  // per attempt when a decision is near; null when there is no TSDB or it could not tell.
+  void AttributeFromTsdb(Json* triage);
+  std::string attributed_for_;
+  Json attribution_;
   WatchMemory memory_;
   Outbox outbox_;
 };

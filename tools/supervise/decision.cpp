@@ -56,6 +56,7 @@ Decision Decide(const AttemptDiagnosis& latest, const std::vector<AttemptDiagnos
   if (action != "restart") {
     d.action = action;
     d.reason = latest.cls == "completed" ? "job " + latest.job + " completed"
+               : latest.cls == "cancelled" ? "job " + latest.job + " was cancelled by someone: restarting it would undo that"
                : action == "continue"    ? "job " + latest.job + ": " + latest.cls + " needs no restart"
                                          : latest.cls + " is the program's or its configuration's: a restart fails the same way";
     return d;

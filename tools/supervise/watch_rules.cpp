@@ -46,11 +46,25 @@ std::string Seconds(double s) {
 // For these classes the reporting process sits on the failing host. Collective failures and
 // hangs name no culprit here: the rank that reports a timeout is one that waited, not the one
 // that failed (TSDB attribution decides those).
+// Attribution's confidence is 0.5 where its score just clears the bar (tsdb_attribution.h).
+constexpr double kTsdbCulpritConfidence = 0.5;
+
 std::vector<std::string> CulpritsOf(const Json& t, const std::string& cls) {
   static const RE2 node_failure(R"(Node failure on ([A-Za-z0-9][A-Za-z0-9._-]*))");
   static const RE2 kernel_log(R"(^[A-Z][a-z]{2} +\d+ [\d:]+ ([A-Za-z0-9][A-Za-z0-9._-]*) kernel:)");
   static const RE2 nccl_prefix(R"(^(?:\d+: )?([A-Za-z][A-Za-z0-9._-]*):\d+:\d+ \[\d+\])");
   std::vector<std::string> hosts;
+  auto add = [&hosts](const std::string& h) {
+    if (!h.empty() && std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
+  };
+  // The metrics' word (query_tsdb playbook auto, asked by the watch): a host that stopped
+  // reporting or whose GPUs logged fatal errors while the job failed or hung. Independent of
+  // the log, so it may blame a host behind a hang or a collective error, which the ranks'
+  // own reports never can (they name who waited, not who died).
+  if (t.contains("tsdb_attribution") && t["tsdb_attribution"].is_object() && Str(t["tsdb_attribution"], "family") == "node_death" &&
+      t["tsdb_attribution"].contains("culprits") && t["tsdb_attribution"]["culprits"].is_array())
+    for (const Json& c : t["tsdb_attribution"]["culprits"])
+      if (c.is_object() && c.value("confidence", 0.0) >= kTsdbCulpritConfidence) add(Str(c, "host"));
   if (cls != "gpu_hw_error" && cls != "node_fail") return hosts;
   if (!t.contains("evidence") || !t["evidence"].is_array()) return hosts;
   // Only the evidence of the class itself: the first line of each secondary class is in the
@@ -66,7 +80,7 @@ std::vector<std::string> CulpritsOf(const Json& t, const std::string& cls) {
     std::string host;
     if (RE2::PartialMatch(text, node_failure, &host) || RE2::PartialMatch(text, kernel_log, &host) ||
         RE2::PartialMatch(text, nccl_prefix, &host))
-      if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
+      add(host);
   }
   return hosts;
 }

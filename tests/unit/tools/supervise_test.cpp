@@ -361,6 +361,29 @@ TEST(WatchRules, AHostLocalFailureBlamesTheHostItsEvidenceNamesAndACollectiveOne
   EXPECT_TRUE(t.decision->exclude.empty());
 }
 
+// The job's metrics (query_tsdb playbook auto, asked by the watch) may name the host that died
+// behind a collective error: a node death with enough confidence is blamed, a weak one or
+// another family (a hang with every host alive) is not.
+TEST(WatchRules, TheMetricsNodeDeathBlamesItsConfidentHostsWhateverTheLogsClass) {
+  WatchConfig c;
+  auto ended = [&](const mt::Json& attribution) {
+    WatchMemory m;
+    mt::Json t = Triage("failed", "nccl_error", 300, 5);
+    t["evidence"] = mt::Json::array({{{"signature", "nccl_timeout"}, {"text", "chi2853:4242:4250 [0] NCCL WARN Timeout waiting for connect"}}});
+    t["tsdb_attribution"] = attribution;
+    return Observe(m, "9", "FAILED", t, c);
+  };
+  const mt::Json culprits = mt::Json::array({{{"host", "chi2801"}, {"confidence", 0.93}}, {{"host", "chi2802"}, {"confidence", 0.31}}});
+  WatchTick t = ended({{"family", "node_death"}, {"culprits", culprits}});
+  ASSERT_TRUE(t.decision.has_value());
+  EXPECT_EQ(t.decision->action, "restart");
+  EXPECT_EQ(t.decision->exclude, (std::vector<std::string>{"chi2801"}));
+  t = ended({{"family", "collective_hang"}, {"culprits", mt::Json::array()}});
+  EXPECT_TRUE(t.decision->exclude.empty());
+  t = ended({{"family", "thermal"}, {"culprits", culprits}});   // a slowdown's family: not a death
+  EXPECT_TRUE(t.decision->exclude.empty());
+}
+
 TEST(WatchRules, AHangBeforeTheFirstStepIsReportedOnce) {
   WatchMemory m;
   WatchConfig c;
