@@ -107,7 +107,6 @@ std::optional<GoodputView> GoodputOfRun(const fs::path& workspace, const fs::pat
     if (const PlanRecord* r = links[i].record) {
       a.requested = r->created;
       a.decided = r->decided;
-      a.submitted = r->finished;
       a.approved_via = r->via;
     }
     try {

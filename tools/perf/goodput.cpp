@@ -48,6 +48,11 @@ std::optional<int64_t> KeptThrough(const std::vector<ChainAttempt>& chain, size_
   return chain[i + 1].resume_step.value_or(-1);
 }
 
+// An attempt's first moment: its first stamped line, or its first step's.
+int64_t StartOf(const LogScan& scan, const TimedStep& first) {
+  return scan.first_time != kNoTime ? std::min(scan.first_time, first.end) : first.end;
+}
+
 struct Split {
   double productive = 0, startup = 0, checkpoint = 0, redone = 0, failure = 0;
 };
@@ -60,7 +65,7 @@ Split SplitAttempt(const ChainAttempt& a, const std::vector<TimedStep>& steps, d
   const std::set<int64_t> saves(a.scan->checkpoint_steps.begin(), a.scan->checkpoint_steps.end());
   const TimedStep& first = steps.front();
   const double first_seconds = first.seconds > 0 ? first.seconds : median;
-  const int64_t start = a.scan->first_time != kNoTime ? std::min(a.scan->first_time, first.end) : first.end;
+  const int64_t start = StartOf(*a.scan, first);
   s.startup = std::max(0.0, static_cast<double>(first.end - start) - first_seconds) + std::max(0.0, first_seconds - median);
   for (size_t k = 0; k < steps.size(); ++k) {
     const TimedStep& t = steps[k];
@@ -116,7 +121,7 @@ GoodputView ComputeGoodput(const std::vector<ChainAttempt>& chain) {
       v.first_step = steps[i].front().step;
       v.last_step = steps[i].back().step;
       const Split s = SplitAttempt(a, steps[i], median, i + 1 == chain.size(), v.kept_through, &v);
-      const int64_t start = a.scan->first_time != kNoTime ? std::min(a.scan->first_time, steps[i].front().end) : steps[i].front().end;
+      const int64_t start = StartOf(*a.scan, steps[i].front());
       const int64_t end = std::max({a.scan->tail_time, a.scan->last_time, steps[i].back().end});
       // A restart waiting for a human while this attempt still hangs: that wait is the
       // approval's, not the failure's.

@@ -31,7 +31,7 @@ struct ChainAttempt {
   std::optional<int64_t> resume_step;     // it resumed after this step (restart plans only)
   std::string cls, status;                // triage's answer for it
   // The restart plan that started it (attempts >= 1): unix seconds, 0 when unknown.
-  int64_t requested = 0, decided = 0, submitted = 0;
+  int64_t requested = 0, decided = 0;
   std::string approved_via;               // policy | terminal | web | …
 };
 

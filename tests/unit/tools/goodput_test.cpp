@@ -71,7 +71,6 @@ TEST(Goodput, EverySecondOfARestartedRunHasItsPlace) {
   ChainAttempt second = Attempt("42", 1, &sb, 4, "completed", "completed");
   second.requested = base + 65;
   second.decided = base + 80;
-  second.submitted = base + 81;
   second.approved_via = "terminal";
   const GoodputView g = ComputeGoodput({first, second});
 
